@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// The `hookinbox` command. It runs the TypeScript sources through tsx's loader, so a checkout
+// works right after `npm ci` with no build step, and `hookinbox.config.ts` files load as-is.
+import { register } from "tsx/esm/api";
+
+register();
+const { main } = await import("../src/cli/main.ts");
+process.exitCode = await main(process.argv.slice(2));

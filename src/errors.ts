@@ -1,0 +1,113 @@
+/**
+ * The one registry of hookinbox errors. Every error a user or a provider can see has a stable
+ * `code` (tests assert on it), the HTTP status it maps to, and a short message template.
+ * Messages never contain a request body, a secret or a signature.
+ */
+
+const registry = {
+  // ingest: routing and transport
+  HOOKINBOX_ROUTE_NOT_FOUND: { status: 404, message: "No such route" },
+  HOOKINBOX_METHOD_NOT_ALLOWED: { status: 405, message: "Webhooks must be sent with POST" },
+  HOOKINBOX_SOURCE_NOT_FOUND: { status: 404, message: "Unknown source" },
+  HOOKINBOX_BODY_TOO_LARGE: { status: 413, message: "Request body is over the size limit" },
+  HOOKINBOX_BODY_TIMEOUT: { status: 408, message: "Request body was not received in time" },
+  HOOKINBOX_BODY_ALREADY_CONSUMED: {
+    status: 500,
+    message: "The request body was consumed before hookinbox could read its raw bytes",
+  },
+  // ingest: signature verification (one code per way a signature can be wrong)
+  HOOKINBOX_SIGNATURE_MISSING: { status: 400, message: "Signature header is missing" },
+  HOOKINBOX_SIGNATURE_MALFORMED: { status: 400, message: "Signature header is malformed" },
+  HOOKINBOX_SIGNATURE_VERSION_UNSUPPORTED: {
+    status: 400,
+    message: "Signature header has no signature of a supported version",
+  },
+  HOOKINBOX_SIGNATURE_MISMATCH: { status: 401, message: "No signature matches" },
+  HOOKINBOX_TIMESTAMP_MISSING: { status: 400, message: "Signature timestamp is missing" },
+  HOOKINBOX_TIMESTAMP_MALFORMED: { status: 400, message: "Signature timestamp is malformed" },
+  HOOKINBOX_TIMESTAMP_TOO_OLD: { status: 400, message: "Signature timestamp is too old" },
+  HOOKINBOX_TIMESTAMP_IN_FUTURE: {
+    status: 400,
+    message: "Signature timestamp is too far in the future",
+  },
+  HOOKINBOX_SOURCE_NO_ACTIVE_SECRET: {
+    status: 503,
+    message: "Source has no active secret; refusing to accept unverified events",
+  },
+  // ingest: identity
+  HOOKINBOX_EVENT_ID_MISSING: { status: 400, message: "Event id not found in the request" },
+  HOOKINBOX_BODY_INVALID_JSON: { status: 400, message: "Body is not valid JSON" },
+  // store
+  HOOKINBOX_STORE_UNAVAILABLE: { status: 503, message: "Store cannot commit; retry later" },
+  HOOKINBOX_STORE_CLOSED: { status: 503, message: "Store is closed; retry later" },
+  HOOKINBOX_STORE_URL_INVALID: { status: 500, message: "Store URL is not supported" },
+  // admin API
+  HOOKINBOX_ADMIN_UNAUTHORIZED: { status: 401, message: "Missing or wrong admin token" },
+  HOOKINBOX_ADMIN_DISABLED: { status: 404, message: "Admin API is disabled" },
+  HOOKINBOX_EVENT_NOT_FOUND: { status: 404, message: "No such event" },
+  HOOKINBOX_QUERY_INVALID: { status: 400, message: "Invalid query parameter" },
+  HOOKINBOX_CURSOR_INVALID: { status: 400, message: "Invalid cursor" },
+  // config and CLI
+  HOOKINBOX_CONFIG_INVALID: { status: 500, message: "Config is invalid" },
+  HOOKINBOX_CONFIG_NOT_FOUND: { status: 500, message: "Config file not found" },
+  HOOKINBOX_SECRET_ENV_MISSING: { status: 500, message: "Secret environment variable is not set" },
+  HOOKINBOX_USAGE: { status: 500, message: "Invalid command line" },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+/** Every stable error code hookinbox can produce. */
+export type ErrorCode = keyof typeof registry;
+
+/**
+ * An error with a stable `code` and the HTTP `status` it maps to.
+ *
+ * @example
+ * ```ts
+ * try { await inbox.handle(req) } catch (e) {
+ *   if (e instanceof HookinboxError && e.code === "HOOKINBOX_SIGNATURE_MISMATCH") { … }
+ * }
+ * ```
+ */
+export class HookinboxError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+
+  constructor(code: ErrorCode, detail?: string, options?: { cause?: unknown }) {
+    const base = registry[code].message;
+    super(detail ? `${base}: ${detail}` : base, options);
+    this.name = "HookinboxError";
+    this.code = code;
+    this.status = registry[code].status;
+  }
+}
+
+/**
+ * Creates a `HookinboxError` for a code, with an optional short detail (never a secret or body).
+ *
+ * @example
+ * ```ts
+ * throw hookinboxError("HOOKINBOX_SIGNATURE_MISSING", "expected header stripe-signature");
+ * ```
+ */
+export function hookinboxError(code: ErrorCode, detail?: string, cause?: unknown): HookinboxError {
+  return new HookinboxError(code, detail, cause === undefined ? undefined : { cause });
+}
+
+/**
+ * Tells whether a value is a `HookinboxError`, optionally with a given code.
+ *
+ * @example
+ * ```ts
+ * if (isHookinboxError(err, "HOOKINBOX_STORE_UNAVAILABLE")) retryLater();
+ * ```
+ */
+export function isHookinboxError(value: unknown, code?: ErrorCode): value is HookinboxError {
+  return value instanceof HookinboxError && (code === undefined || value.code === code);
+}
+
+/** The HTTP status an error code maps to. */
+export function statusOf(code: ErrorCode): number {
+  return registry[code].status;
+}
+
+/** Every registered code, for docs and tests. */
+export const errorCodes = Object.keys(registry) as ErrorCode[];

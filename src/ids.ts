@@ -1,0 +1,62 @@
+import { randomBytes } from "node:crypto";
+
+const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"; // Crockford base32, as in ULID
+
+let lastTime = -1;
+let lastRandom = new Uint8Array(10);
+
+function encodeTime(ms: number): string {
+  let out = "";
+  let t = ms;
+  for (let i = 0; i < 10; i++) {
+    out = alphabet[t % 32] + out;
+    t = Math.floor(t / 32);
+  }
+  return out;
+}
+
+function encodeRandom(bytes: Uint8Array): string {
+  // 80 bits → 16 base32 characters, most significant first.
+  let out = "";
+  let acc = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    acc = (acc << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += alphabet[(acc >> bits) & 31];
+    }
+    acc &= (1 << bits) - 1;
+  }
+  return out;
+}
+
+function incrementRandom(bytes: Uint8Array): Uint8Array {
+  const next = Uint8Array.from(bytes);
+  for (let i = next.length - 1; i >= 0; i--) {
+    const value = (next[i] ?? 0) + 1;
+    next[i] = value & 0xff;
+    if (value <= 0xff) break;
+  }
+  return next;
+}
+
+/**
+ * A monotonic ULID: 26 characters that sort by creation time within this process, so ids double
+ * as cursors for newest-first listings.
+ *
+ * @example
+ * ```ts
+ * const id = `evt_${ulid()}`; // "evt_01JD7…"
+ * ```
+ */
+export function ulid(now: number = Date.now()): string {
+  if (now <= lastTime) {
+    lastRandom = incrementRandom(lastRandom);
+    return encodeTime(lastTime) + encodeRandom(lastRandom);
+  }
+  lastTime = now;
+  lastRandom = new Uint8Array(randomBytes(10));
+  return encodeTime(now) + encodeRandom(lastRandom);
+}

@@ -1,0 +1,120 @@
+/**
+ * The Store interface. The SQLite store (embedded default) implements it now; the PostgreSQL
+ * store implements the same contract and must pass the same conformance suite
+ * (test/store/conformance.ts).
+ */
+
+/** The identity of an event, read from the provider's documented fields or the source's overrides. */
+export interface EventIdentity {
+  /** The provider's event id (or a documented synthetic key): unique per source. */
+  readonly dedupKey: string;
+  readonly type: string | null;
+  /** When the provider says the event happened, ms since the epoch. */
+  readonly occurredAt: number | null;
+  /** The resource the event is about (customer, subscription, order…). */
+  readonly orderingKey: string | null;
+  /** A monotonic number from the provider (sequence, object updated time in ms…). */
+  readonly version: number | null;
+}
+
+/** One verified, identified request to store. */
+export interface AcceptInput {
+  readonly source: string;
+  readonly identity: EventIdentity;
+  /** Raw body bytes, kept verbatim. */
+  readonly body: Uint8Array;
+  /** Raw headers in arrival order, names as sent. */
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  readonly receivedAt: number;
+  readonly remoteAddress: string | null;
+  /** Index of the source secret that matched, or null where the scheme has no secret. */
+  readonly secretIndex: number | null;
+}
+
+/** The outcome of `accept`: the event id (new or existing) and whether it was a duplicate. */
+export interface AcceptResult {
+  readonly eventId: string;
+  readonly receiptId: string;
+  readonly duplicate: boolean;
+}
+
+/** A request that was refused for a known source: metadata only, never the body. */
+export interface RejectionInput {
+  readonly source: string;
+  readonly receivedAt: number;
+  readonly remoteAddress: string | null;
+  readonly status: number;
+  readonly code: string;
+  readonly size: number;
+  readonly headerNames: readonly string[];
+}
+
+export type EventStatus = "received" | (string & {});
+
+export interface EventQuery {
+  readonly source?: string;
+  readonly type?: string;
+  readonly status?: string;
+  /** 1..500, default 50. */
+  readonly limit?: number;
+  /** Opaque cursor from a previous page's `nextCursor`. */
+  readonly cursor?: string;
+}
+
+export interface EventSummary {
+  readonly id: string;
+  readonly source: string;
+  readonly dedupKey: string;
+  readonly type: string | null;
+  readonly status: EventStatus;
+  readonly receivedAt: string; // ISO 8601
+  readonly receiptCount: number;
+}
+
+export interface EventPage {
+  readonly items: EventSummary[];
+  readonly nextCursor: string | null;
+}
+
+export interface ReceiptView {
+  readonly id: string;
+  readonly receivedAt: string;
+  readonly duplicate: boolean;
+  readonly remoteAddress: string | null;
+  readonly secretIndex: number | null;
+}
+
+export interface EventDetail extends EventSummary {
+  readonly occurredAt: string | null;
+  readonly orderingKey: string | null;
+  readonly version: number | null;
+  readonly headers: Array<[string, string]>;
+  readonly body: Uint8Array;
+  readonly receipts: ReceiptView[];
+}
+
+export interface MigrationReport {
+  readonly applied: string[];
+  readonly current: number;
+}
+
+/** Durable storage for receipts and events. All methods are safe to call concurrently. */
+export interface Store {
+  readonly kind: "sqlite" | "postgres";
+  /** Applies pending numbered migrations. Idempotent. */
+  migrate(): Promise<MigrationReport>;
+  /**
+   * Stores a receipt and, unless (source, dedupKey) exists, the event, in one commit. Resolves only
+   * after that commit is durable. Concurrent calls may share one transaction (group commit).
+   * Rejects with HOOKINBOX_STORE_UNAVAILABLE or HOOKINBOX_STORE_CLOSED when it cannot commit.
+   */
+  accept(input: AcceptInput): Promise<AcceptResult>;
+  /** Records a rejected request's metadata (best effort, never the body). */
+  recordRejection(input: RejectionInput): Promise<void>;
+  /** Newest first, paginated by an opaque cursor. Never loads more than `limit` rows. */
+  listEvents(query: EventQuery): Promise<EventPage>;
+  getEvent(id: string): Promise<EventDetail | null>;
+  /** Performs a real write and commit; rejects when the store cannot commit (for /readyz). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
