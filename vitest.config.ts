@@ -5,6 +5,8 @@ export default defineConfig({
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // Child processes and SQLite files: forks isolate each test file in its own process.
     pool: "forks",
+    reporters: ["default", "./test/summary-reporter.ts"],
   },
 });

@@ -52,6 +52,7 @@ const registry = {
   HOOKINBOX_CONFIG_NOT_FOUND: { status: 500, message: "Config file not found" },
   HOOKINBOX_SECRET_ENV_MISSING: { status: 500, message: "Secret environment variable is not set" },
   HOOKINBOX_USAGE: { status: 500, message: "Invalid command line" },
+  HOOKINBOX_INTERNAL_ERROR: { status: 500, message: "Internal error" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** Every stable error code hookinbox can produce. */

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"; // Crockford base32, as in ULID
 
 let lastTime = -1;
-let lastRandom = new Uint8Array(10);
+let lastRandom: Uint8Array = new Uint8Array(10);
 
 function encodeTime(ms: number): string {
   let out = "";

@@ -1,0 +1,50 @@
+import { loadConfigFile, resolveStoreUrl } from "../config/index.ts";
+import { openStore } from "../store/open-store.ts";
+import type { Store } from "../store/types.ts";
+import { demoConfig } from "./demo-source.ts";
+
+/** What every command shares: where it runs (relative store paths resolve against the process cwd), its environment and its output streams. */
+export interface CliContext {
+  readonly cwd: string;
+  readonly env: Record<string, string | undefined>;
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+}
+
+/**
+ * The raw config for a command: the file given by `--config`, the one found in cwd, or the
+ * embedded demo default.
+ *
+ * @example
+ * ```ts
+ * const { config, path } = await loadRawConfig(ctx, values.config);
+ * ```
+ */
+export async function loadRawConfig(
+  ctx: CliContext,
+  path: string | undefined,
+): Promise<{ config: unknown; path: string | null; demoSecret: string | null }> {
+  const loaded = await loadConfigFile({ cwd: ctx.cwd, path });
+  if (loaded) return { config: loaded.config, path: loaded.path, demoSecret: null };
+  const demo = demoConfig(ctx.cwd);
+  return { config: demo.config, path: null, demoSecret: demo.secret };
+}
+
+/**
+ * Opens and migrates the configured store (for commands that only read it).
+ *
+ * @example
+ * ```ts
+ * const store = await openConfiguredStore(ctx, values.config);
+ * ```
+ */
+export async function openConfiguredStore(
+  ctx: CliContext,
+  configPath: string | undefined,
+): Promise<Store> {
+  const loaded = await loadConfigFile({ cwd: ctx.cwd, path: configPath });
+  const url = resolveStoreUrl(loaded?.config, ctx.env);
+  const store = openStore(url);
+  await store.migrate();
+  return store;
+}

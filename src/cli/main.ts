@@ -1,0 +1,73 @@
+import { isHookinboxError } from "../errors.ts";
+import type { CliContext } from "./context.ts";
+import { eventsCommand } from "./events.ts";
+import { migrateCommand } from "./migrate.ts";
+import { sendCommand } from "./send.ts";
+import { startCommand } from "./start.ts";
+
+const usage = `hookinbox: an inbox for webhooks
+
+Usage:
+  hookinbox start [--config FILE] [--port N] [--host H]   run the gateway (default: embedded SQLite)
+  hookinbox migrate [--config FILE]                       apply store migrations
+  hookinbox events list [--source S] [--type T] [--status S] [--limit N] [--cursor C] [--json]
+  hookinbox events show <id> [--json]
+  hookinbox send <source> [--url URL] [--type T]          sign and post a test event
+
+Config: hookinbox.config.ts | .mjs | .js | .json in the current folder, or --config.
+`;
+
+/**
+ * Runs the `hookinbox` command with its arguments; resolves to the exit code. Errors print their
+ * stable code and message (never a secret) to stderr.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = await main(["events", "list", "--json"]);
+ * ```
+ */
+export async function main(
+  argv: string[],
+  ctx: CliContext = {
+    cwd: process.cwd(),
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  },
+): Promise<number> {
+  const [command, ...args] = argv;
+  try {
+    switch (command) {
+      case "start":
+        return await startCommand(ctx, args);
+      case "migrate":
+        return await migrateCommand(ctx, args);
+      case "events":
+        return await eventsCommand(ctx, args);
+      case "send":
+        return await sendCommand(ctx, args);
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        ctx.stdout.write(usage);
+        return command === undefined ? 2 : 0;
+      default:
+        ctx.stderr.write(`hookinbox: unknown command "${command}"\n\n${usage}`);
+        return 2;
+    }
+  } catch (error) {
+    if (isHookinboxError(error)) {
+      ctx.stderr.write(`hookinbox: ${error.code}: ${error.message}\n`);
+      return error.code === "HOOKINBOX_USAGE" ? 2 : 1;
+    }
+    if (
+      error instanceof TypeError &&
+      (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
+    ) {
+      ctx.stderr.write(`hookinbox: HOOKINBOX_USAGE: ${error.message}\n\n${usage}`);
+      return 2;
+    }
+    throw error;
+  }
+}

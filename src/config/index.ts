@@ -1,0 +1,12 @@
+export { defineConfig, github, hmac, standardWebhooks, stripe } from "./define.ts";
+export { configFileNames, loadConfigFile } from "./load.ts";
+export {
+  defaultStoreUrl,
+  type ResolvedConfig,
+  type ResolvedSource,
+  resolveConfig,
+  resolveStoreUrl,
+} from "./resolve.ts";
+export type { HookinboxConfig, SecretConfig, SourceConfig } from "./schema.ts";
+export { activeSecrets, type ResolvedSecret } from "./secrets.ts";
+export { type Duration, parseDuration, parseSize, type Size } from "./units.ts";

@@ -1,0 +1,151 @@
+import { describe, expect, it } from "vitest";
+import { isHookinboxError } from "../errors.ts";
+import { stripe } from "./define.ts";
+import { resolveConfig } from "./resolve.ts";
+import { activeSecrets } from "./secrets.ts";
+
+function configError(input: unknown, env: Record<string, string> = {}): string {
+  try {
+    resolveConfig(input, env);
+  } catch (error) {
+    if (isHookinboxError(error)) return `${error.code}: ${error.message}`;
+    throw error;
+  }
+  throw new Error("expected the config to be rejected");
+}
+
+describe("resolveConfig", () => {
+  it("applies the documented defaults", () => {
+    const config = resolveConfig({}, {});
+    expect(config.store).toBe("sqlite:./.hookinbox/hookinbox.db");
+    expect(config.http).toEqual({
+      host: "127.0.0.1",
+      port: 8080,
+      bodyLimit: 1024 * 1024,
+      readTimeoutMs: 30_000,
+    });
+    expect(config.admin.token).toBeNull();
+    expect(config.sources.size).toBe(0);
+  });
+
+  it("lets DATABASE_URL win over store, and reads the admin token from HOOKINBOX_ADMIN_TOKEN", () => {
+    const config = resolveConfig(
+      { store: "sqlite:./a.db" },
+      { DATABASE_URL: "sqlite:./b.db", HOOKINBOX_ADMIN_TOKEN: "t" },
+    );
+    expect(config.store).toBe("sqlite:./b.db");
+    expect(config.admin.token).toBe("t");
+  });
+
+  it("rejects an unknown top-level key and suggests the closest", () => {
+    expect(configError({ sorces: {} })).toBe(
+      'HOOKINBOX_CONFIG_INVALID: Config is invalid: \n  - sorces: unknown key "sorces" (did you mean "sources"?)',
+    );
+  });
+
+  it("rejects an unknown key inside a source, naming its path", () => {
+    const message = configError({
+      sources: { stripe: { provider: "stripe", secret: ["s"], secrets: ["s"] } },
+    });
+    expect(message).toContain(
+      'sources.stripe.secret: unknown key "secret" (did you mean "secrets"?)',
+    );
+  });
+
+  it("rejects an unknown provider with the list of providers", () => {
+    expect(configError({ sources: { x: { provider: "strip", secrets: ["s"] } } })).toContain(
+      'sources.x.provider: must be one of "stripe", "github", "standard-webhooks", "hmac"',
+    );
+  });
+
+  it("fails closed: a source needs at least one secret", () => {
+    expect(configError({ sources: { x: { provider: "github", secrets: [] } } })).toContain(
+      "sources.x.secrets: a source needs at least one secret (fail closed)",
+    );
+  });
+
+  it("names a missing environment variable without showing any secret", () => {
+    const message = configError({
+      sources: {
+        s: { provider: "stripe", secrets: ["whsec_inline_value", { env: "STRIPE_SECRET_NEXT" }] },
+      },
+    });
+    expect(message).toBe(
+      "HOOKINBOX_SECRET_ENV_MISSING: Secret environment variable is not set: sources.s.secrets[1] reads environment variable STRIPE_SECRET_NEXT, which is not set; export it or change the config",
+    );
+    expect(message).not.toContain("whsec_inline_value");
+  });
+
+  it("never echoes a secret value in a validation error", () => {
+    const message = configError({
+      sources: {
+        s: {
+          provider: "stripe",
+          secrets: [{ value: "super-secret-value", notAfter: "not a date" }],
+        },
+      },
+    });
+    expect(message).toContain("sources.s.secrets[0]");
+    expect(message).not.toContain("super-secret-value");
+  });
+
+  it("requires an id for hmac sources (never a body hash by default)", () => {
+    expect(
+      configError({ sources: { crm: { provider: "hmac", header: "x-sig", secrets: ["s"] } } }),
+    ).toContain("sources.crm.identity.id: an hmac source needs an event id");
+  });
+
+  it("rejects bad durations and sizes with the accepted forms", () => {
+    expect(configError({ http: { bodyLimit: "1 megabyte" } })).toContain(
+      'http.bodyLimit: expected a size: bytes or a string like "512kb", "1mb"',
+    );
+    expect(
+      configError({
+        sources: { s: { provider: "stripe", secrets: ["s"], tolerance: "5 minutes" } },
+      }),
+    ).toContain("sources.s.tolerance: expected a duration");
+  });
+
+  it("resolves env secrets and overrides identity fields per source", () => {
+    const config = resolveConfig(
+      {
+        sources: {
+          s: {
+            ...stripe({ secrets: [{ env: "S1" }] }),
+            identity: { orderingKey: "$.data.object.customer" },
+          },
+        },
+      },
+      { S1: "whsec_1" },
+    );
+    const source = config.sources.get("s")!;
+    expect(source.secrets.map((s) => s.value)).toEqual(["whsec_1"]);
+    expect(source.identity.orderingKey).toBe("$.data.object.customer");
+    expect(source.identity.id).toBe("$.id");
+  });
+});
+
+describe("activeSecrets (rotation windows)", () => {
+  it("keeps a secret until its notAfter and starts one at its notBefore, boundaries exact", () => {
+    const config = resolveConfig(
+      {
+        sources: {
+          s: {
+            provider: "github",
+            secrets: [
+              { value: "old", notAfter: "2026-12-31T00:00:00Z" },
+              { value: "new", notBefore: "2026-12-30T00:00:00Z" },
+            ],
+          },
+        },
+      },
+      {},
+    );
+    const secrets = config.sources.get("s")!.secrets;
+    const at = (iso: string) => activeSecrets(secrets, Date.parse(iso)).map((s) => s.index);
+    expect(at("2026-12-29T23:59:59.999Z")).toEqual([0]);
+    expect(at("2026-12-30T00:00:00Z")).toEqual([0, 1]);
+    expect(at("2026-12-30T23:59:59.999Z")).toEqual([0, 1]);
+    expect(at("2026-12-31T00:00:00Z")).toEqual([1]);
+  });
+});

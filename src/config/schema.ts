@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { parseDuration, parseSize } from "./units.ts";
+
+const duration = z.union([z.number(), z.string()]).refine((v) => parseDuration(v) !== undefined, {
+  message: 'expected a duration: milliseconds or a string like "500ms", "30s", "15m", "2h"',
+});
+
+const size = z.union([z.number(), z.string()]).refine((v) => parseSize(v) !== undefined, {
+  message: 'expected a size: bytes or a string like "512kb", "1mb"',
+});
+
+const date = z
+  .union([z.string(), z.number(), z.date()])
+  .refine((v) => !Number.isNaN(new Date(v).getTime()), {
+    message: 'expected a date like "2026-12-31" or "2026-12-31T12:00:00Z"',
+  });
+
+/** A secret: a literal string, `{ env: "NAME" }`, or either with a rotation window. */
+export const secretSchema = z.union([
+  z.string().min(1, "a secret must not be empty"),
+  z.strictObject({ env: z.string().min(1), notBefore: date.optional(), notAfter: date.optional() }),
+  z.strictObject({
+    value: z.string().min(1, "a secret must not be empty"),
+    notBefore: date.optional(),
+    notAfter: date.optional(),
+  }),
+]);
+
+const identityPath = z
+  .string()
+  .regex(/^(\$(\.[^.[\]]+|\[\d+\])*|header:[A-Za-z0-9!#$%&'*+.^_`|~-]+)$/, {
+    message: 'expected a JSON path like "$.data.object.id" or a header like "header:x-event-id"',
+  });
+
+const identitySchema = z.strictObject({
+  id: identityPath.optional(),
+  type: identityPath.optional(),
+  orderingKey: identityPath.optional(),
+  version: identityPath.optional(),
+  occurredAt: identityPath.optional(),
+});
+
+const common = {
+  secrets: z.array(secretSchema).min(1, "a source needs at least one secret (fail closed)"),
+  identity: identitySchema.optional(),
+};
+
+const headerName = z
+  .string()
+  .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { message: "expected an HTTP header name" });
+
+export const sourceSchema = z.discriminatedUnion("provider", [
+  z.strictObject({ provider: z.literal("stripe"), ...common, tolerance: duration.optional() }),
+  z.strictObject({ provider: z.literal("github"), ...common, allowSha1: z.boolean().optional() }),
+  z.strictObject({
+    provider: z.literal("standard-webhooks"),
+    ...common,
+    tolerance: duration.optional(),
+  }),
+  z
+    .strictObject({
+      provider: z.literal("hmac"),
+      ...common,
+      header: headerName,
+      prefix: z.string().optional(),
+      algorithm: z.enum(["sha1", "sha256", "sha512"]).optional(),
+      encoding: z.enum(["hex", "base64"]).optional(),
+      secretEncoding: z.enum(["utf8", "base64", "hex"]).optional(),
+      signedContent: z.string().min(1).optional(),
+      timestampHeader: headerName.optional(),
+      timestampUnit: z.enum(["s", "ms"]).optional(),
+      idHeader: headerName.optional(),
+      tolerance: duration.optional(),
+    })
+    .refine((s) => s.idHeader !== undefined || s.identity?.id !== undefined, {
+      message:
+        'an hmac source needs an event id: set idHeader or identity.id (e.g. "$.eventId"); a body hash is never used by default',
+      path: ["identity", "id"],
+    }),
+]);
+
+export const configSchema = z.strictObject({
+  store: z.string().min(1).optional(),
+  http: z
+    .strictObject({
+      host: z.string().min(1).optional(),
+      port: z.number().int().min(0).max(65535).optional(),
+      bodyLimit: size.optional(),
+      readTimeout: duration.optional(),
+    })
+    .optional(),
+  admin: z.strictObject({ token: secretSchema.optional() }).optional(),
+  log: z
+    .strictObject({
+      level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
+    })
+    .optional(),
+  sources: z
+    .record(
+      z.string().regex(/^[a-z0-9][a-z0-9_-]*$/i, {
+        message: "a source name may hold letters, digits, '-' and '_' (it appears in the URL)",
+      }),
+      sourceSchema,
+    )
+    .optional(),
+});
+
+/** The config as written by users (durations and sizes as strings or numbers). */
+export type HookinboxConfig = z.input<typeof configSchema>;
+/** One source as written by users. */
+export type SourceConfig = z.input<typeof sourceSchema>;
+/** One secret as written by users. */
+export type SecretConfig = z.input<typeof secretSchema>;

@@ -1,0 +1,68 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { toNodeListener } from "../adapters/node.ts";
+import { createInbox, type Inbox, type InboxOptions } from "../inbox.ts";
+
+/** A running gateway: the inbox behind a `node:http` server. */
+export interface Gateway {
+  readonly inbox: Inbox;
+  readonly server: Server;
+  /** e.g. `http://127.0.0.1:8080` */
+  readonly url: string;
+  /** Stops accepting connections, lets in-flight requests finish, then closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the gateway: a thin `node:http` host over `createInbox`. Migrations run before it listens.
+ *
+ * @example
+ * ```ts
+ * const gateway = await startGateway(config, { port: 0 });
+ * console.log(gateway.url);
+ * ```
+ */
+export async function startGateway(
+  config: unknown,
+  options: InboxOptions & { host?: string; port?: number } = {},
+): Promise<Gateway> {
+  const inbox = createInbox(config, options);
+  try {
+    await inbox.ready();
+  } catch (error) {
+    await inbox.close().catch(() => undefined);
+    throw error;
+  }
+  const server = createServer(
+    {
+      // Node's own timeouts back up the body read timeout for slow-header and slow-body clients.
+      requestTimeout: inbox.config.http.readTimeoutMs + 5_000,
+      headersTimeout: Math.min(60_000, inbox.config.http.readTimeoutMs + 5_000),
+      keepAliveTimeout: 65_000,
+    },
+    toNodeListener(inbox),
+  );
+  const host = options.host ?? inbox.config.http.host;
+  const port = options.port ?? inbox.config.http.port;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    inbox,
+    server,
+    url: `http://${shownHost}:${address.port}`,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await inbox.close();
+    },
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * hookinbox: an inbox for webhooks. Verify on raw bytes, store once under a unique constraint,
+ * answer fast.
+ *
+ * @example
+ * ```ts
+ * import { createInbox, stripe, toNodeListener } from "hookinbox";
+ * const inbox = createInbox({ sources: { stripe: stripe({ secrets: [{ env: "STRIPE_WEBHOOK_SECRET" }] }) } });
+ * http.createServer(toNodeListener(inbox)).listen(8080);
+ * ```
+ */
+export { captureRawBody, expressHandler } from "./adapters/express.ts";
+export { fastifyPlugin } from "./adapters/fastify.ts";
+export { toFetchHandler } from "./adapters/fetch.ts";
+export { toNodeListener } from "./adapters/node.ts";
+export {
+  defineConfig,
+  github,
+  type HookinboxConfig,
+  hmac,
+  type SecretConfig,
+  type SourceConfig,
+  standardWebhooks,
+  stripe,
+} from "./config/index.ts";
+export { type ErrorCode, errorCodes, HookinboxError, isHookinboxError } from "./errors.ts";
+export { createInbox, type Inbox, type InboxOptions } from "./inbox.ts";
+export type { InboxRequest, InboxResponse } from "./ingest/request.ts";
+export type { EventDetail, EventIdentity, EventSummary, Store } from "./store/types.ts";

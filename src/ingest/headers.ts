@@ -1,0 +1,58 @@
+import type { HeaderReader } from "../providers/types.ts";
+
+/** Headers as hosts give them: Node-style records, or raw `[name, value]` pairs in arrival order. */
+export type HeaderInput =
+  | Readonly<Record<string, string | readonly string[] | undefined>>
+  | ReadonlyArray<readonly [string, string]>;
+
+/** Headers normalised once per request: lower-case lookup plus the verbatim pairs for storage. */
+export interface RequestHeaders extends HeaderReader {
+  /** Every header as sent: names in their original case, in arrival order. */
+  readonly pairs: ReadonlyArray<readonly [string, string]>;
+}
+
+/**
+ * Normalises request headers for verification (lower-case lookup, repeats joined with ", ")
+ * while keeping the verbatim pairs for storage.
+ *
+ * @example
+ * ```ts
+ * const headers = readHeaders([["Stripe-Signature", "t=1,v1=…"]]);
+ * headers.get("stripe-signature"); // "t=1,v1=…"
+ * ```
+ */
+export function readHeaders(input: HeaderInput): RequestHeaders {
+  const pairs: Array<readonly [string, string]> = [];
+  if (Array.isArray(input)) {
+    for (const [name, value] of input as ReadonlyArray<readonly [string, string]>) {
+      pairs.push([name, value]);
+    }
+  } else {
+    for (const [name, value] of Object.entries(input as Record<string, unknown>)) {
+      if (value === undefined) continue;
+      if (Array.isArray(value)) for (const v of value) pairs.push([name, String(v)]);
+      else pairs.push([name, String(value)]);
+    }
+  }
+  const byName = new Map<string, string>();
+  for (const [name, value] of pairs) {
+    const key = name.toLowerCase();
+    const existing = byName.get(key);
+    byName.set(key, existing === undefined ? value : `${existing}, ${value}`);
+  }
+  return { pairs, get: (name) => byName.get(name) };
+}
+
+/**
+ * Turns Node's `rawHeaders` (`[name, value, name, value…]`) into pairs.
+ *
+ * @example
+ * ```ts
+ * pairsFromRawHeaders(req.rawHeaders);
+ * ```
+ */
+export function pairsFromRawHeaders(raw: readonly string[]): Array<readonly [string, string]> {
+  const pairs: Array<readonly [string, string]> = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) pairs.push([raw[i]!, raw[i + 1]!]);
+  return pairs;
+}

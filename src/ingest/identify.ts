@@ -1,0 +1,108 @@
+import { hookinboxError } from "../errors.ts";
+import type { IdentityContext, IdentityField, IdentitySpec } from "../providers/types.ts";
+import type { EventIdentity } from "../store/types.ts";
+import type { RequestHeaders } from "./headers.ts";
+import { readJsonPath } from "./json-path.ts";
+
+const utf8 = new TextDecoder("utf-8", { fatal: false });
+
+function contextFor(headers: RequestHeaders, body: Uint8Array): IdentityContext {
+  let parsed: { value: unknown } | undefined;
+  return {
+    headers,
+    json() {
+      if (!parsed) {
+        try {
+          parsed = { value: JSON.parse(utf8.decode(body)) };
+        } catch (error) {
+          throw hookinboxError(
+            "HOOKINBOX_BODY_INVALID_JSON",
+            "the identity is read from the body",
+            error,
+          );
+        }
+      }
+      return parsed.value;
+    },
+  };
+}
+
+function read(field: IdentityField | undefined, context: IdentityContext): unknown {
+  if (field === undefined) return undefined;
+  if (typeof field === "function") return field(context);
+  if (field.startsWith("header:")) return context.headers.get(field.slice(7).toLowerCase());
+  return readJsonPath(context.json(), field);
+}
+
+/** Optional fields never reject an event: an unreadable one is simply unknown. */
+function readOptional(field: IdentityField | undefined, context: IdentityContext): unknown {
+  try {
+    return read(field, context);
+  } catch {
+    return undefined;
+  }
+}
+
+function asText(value: unknown): string | null {
+  if (typeof value === "string") return value === "" ? null : value;
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  if (typeof value === "bigint") return value.toString();
+  return null;
+}
+
+/** Epoch numbers below 1e11 are seconds (until the year 5138), above are milliseconds. */
+function asEpochMs(value: unknown): number | null {
+  if (typeof value === "number" && Number.isFinite(value)) {
+    return value < 1e11 ? Math.round(value * 1000) : Math.round(value);
+  }
+  if (typeof value === "string" && value !== "") {
+    if (/^\d+(\.\d+)?$/.test(value)) return asEpochMs(Number(value));
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? null : ms;
+  }
+  return null;
+}
+
+/** Versions are numbers: sequence numbers as they are, date strings as epoch ms. */
+function asVersion(value: unknown): number | null {
+  if (typeof value === "number" && Number.isFinite(value)) return value;
+  if (typeof value === "string" && value !== "") {
+    if (/^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? null : ms;
+  }
+  return null;
+}
+
+/**
+ * Reads an event's identity (dedup key, type, occurred-at, ordering key, version) from the
+ * fields the source names. A missing id is an error: hookinbox never falls back to a body hash.
+ *
+ * @example
+ * ```ts
+ * identify({ id: "$.id", type: "$.type" }, headers, body); // { dedupKey: "evt_1", type: "invoice.paid", … }
+ * ```
+ */
+export function identify(
+  spec: IdentitySpec,
+  headers: RequestHeaders,
+  body: Uint8Array,
+): EventIdentity {
+  const context = contextFor(headers, body);
+  const dedupKey = asText(read(spec.id, context));
+  if (dedupKey === null) {
+    throw hookinboxError(
+      "HOOKINBOX_EVENT_ID_MISSING",
+      typeof spec.id === "string" ? `expected it at ${spec.id}` : "the source defines no id",
+    );
+  }
+  if (dedupKey.length > 512)
+    throw hookinboxError("HOOKINBOX_EVENT_ID_MISSING", "the id is over 512 characters");
+  return {
+    dedupKey,
+    type: asText(readOptional(spec.type, context)),
+    occurredAt: asEpochMs(readOptional(spec.occurredAt, context)),
+    orderingKey: asText(readOptional(spec.orderingKey, context)),
+    version: asVersion(readOptional(spec.version, context)),
+  };
+}

@@ -1,0 +1,61 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { repoRoot } from "./temp.ts";
+
+/** A gateway running as a real child process (`hookinbox start`), with its output captured. */
+export interface GatewayProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** Everything the process wrote so far to stdout and stderr. */
+  output(): { stdout: string; stderr: string };
+  /** Waits for the process to exit (after a kill or SIGTERM). */
+  exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Writes a JSON config into `dir` and starts `hookinbox start --port 0` there. */
+export async function spawnGateway(
+  dir: string,
+  config: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Promise<GatewayProcess> {
+  const configPath = join(dir, "hookinbox.config.json");
+  writeFileSync(configPath, JSON.stringify(config));
+  return spawnCommand(dir, ["start", "--config", configPath, "--port", "0"], env);
+}
+
+/** Starts `hookinbox <args>` in `cwd` and resolves once it says where it listens. */
+export function spawnCommand(
+  cwd: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, [join(repoRoot, "bin/hookinbox.mjs"), ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${stderr}`)), 20_000);
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/[^\s]+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1]!, output: () => ({ stdout, stderr }), exited: () => exit });
+      }
+    });
+    exit.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code} before listening:\n${stderr}`));
+    });
+  });
+}
