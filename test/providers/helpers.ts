@@ -154,15 +154,22 @@ export interface Vectors {
   }[];
 }
 
+/** A copy of shared/vectors/providers.json kept in the repo, for checkouts without shared/. */
+const vendoredVectors = fileURLToPath(
+  new URL("../fixtures/vectors/providers.json", import.meta.url),
+);
+
 /**
- * Loads shared/vectors/providers.json. Throws (failing the calling test loudly) when the file
- * cannot be found: the vectors are the independent oracle and must never be silently skipped.
+ * Loads shared/vectors/providers.json, or the repo's copy of it when no shared/ folder sits beside
+ * the checkout. Throws (failing the calling test loudly) when neither exists: the vectors are the
+ * independent oracle and must never be silently skipped.
  */
 export function loadVectors(): Vectors {
-  const file = path.join(sharedDir(), "vectors", "providers.json");
+  const shared = path.join(sharedDir(), "vectors", "providers.json");
+  const file = existsSync(shared) ? shared : vendoredVectors;
   if (!existsSync(file)) {
     throw new Error(
-      `provider vectors not found at ${file}; set HOOKINBOX_SHARED_DIR to the shared/ folder`,
+      `provider vectors not found at ${shared} nor ${file}; set HOOKINBOX_SHARED_DIR to the shared/ folder`,
     );
   }
   return JSON.parse(readFileSync(file, "utf8")) as Vectors;
