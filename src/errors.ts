@@ -47,6 +47,30 @@ const registry = {
   HOOKINBOX_EVENT_NOT_FOUND: { status: 404, message: "No such event" },
   HOOKINBOX_QUERY_INVALID: { status: 400, message: "Invalid query parameter" },
   HOOKINBOX_CURSOR_INVALID: { status: 400, message: "Invalid cursor" },
+  // processing
+  HOOKINBOX_LEASE_LOST: {
+    status: 409,
+    message: "The worker no longer holds this delivery's lease; nothing was committed",
+  },
+  HOOKINBOX_DELIVERY_NOT_FOUND: { status: 404, message: "No such delivery" },
+  HOOKINBOX_DELIVERY_NOT_RETRYABLE: {
+    status: 409,
+    message: "Only dead-lettered deliveries can be retried",
+  },
+  HOOKINBOX_EFFECT_NOT_FOUND: { status: 404, message: "No such effect" },
+  HOOKINBOX_EFFECT_HELD: {
+    status: 409,
+    message: "An earlier claim of this effect went stale; it is held for a human to resolve",
+  },
+  HOOKINBOX_EFFECT_BUSY: {
+    status: 409,
+    message: "This effect is claimed by another attempt that may still be running",
+  },
+  HOOKINBOX_TRANSACTION_REUSED: {
+    status: 500,
+    message: "ctx.transaction may run once per delivery attempt",
+  },
+  HOOKINBOX_UNKNOWN_TARGET: { status: 400, message: "Unknown target" },
   // config and CLI
   HOOKINBOX_CONFIG_INVALID: { status: 500, message: "Config is invalid" },
   HOOKINBOX_CONFIG_NOT_FOUND: { status: 500, message: "Config file not found" },

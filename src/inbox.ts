@@ -1,6 +1,7 @@
 import { handleAdmin } from "./admin/admin-api.ts";
 import { type ResolvedConfig, resolveConfig } from "./config/index.ts";
 import { hookinboxError, isHookinboxError } from "./errors.ts";
+import { routeEvent } from "./handlers/routes.ts";
 import { acceptWebhook, type IngestContext } from "./ingest/accept-webhook.ts";
 import { readHeaders } from "./ingest/headers.ts";
 import {
@@ -10,7 +11,9 @@ import {
   jsonResponse,
 } from "./ingest/request.ts";
 import { type Logger, silentLogger } from "./log.ts";
+import { startWorker, type Worker } from "./queue/worker.ts";
 import { openStore } from "./store/open-store.ts";
+import type { DeliveryView, ReplayFilter } from "./store/queue-types.ts";
 import type { Store } from "./store/types.ts";
 
 /** Options that are not part of the config file. */
@@ -23,23 +26,37 @@ export interface InboxOptions {
   readonly store?: Store;
   /** The clock, in ms since the epoch (tests). */
   readonly now?: () => number;
+  /** Randomness for retry jitter (tests). */
+  readonly random?: () => number;
   /** Overrides `admin.token` (the gateway passes a generated one). */
   readonly adminToken?: string | null;
 }
 
-/** An inbox: ingest, the admin read API and health checks behind one `handle`. */
+/** An inbox: ingest, processing, replay, the admin API and health checks. */
 export interface Inbox {
   readonly config: ResolvedConfig;
   readonly store: Store;
   /** Resolves once migrations have run; `handle` waits for it by itself. */
   ready(): Promise<void>;
   /**
-   * Routes one request: `POST /webhooks/:source`, `GET /api/…`, `GET /healthz`, `GET /readyz`.
+   * Routes one request: `POST /webhooks/:source`, `/api/…`, `GET /healthz`, `GET /readyz`.
    * Never throws.
    */
   handle(request: InboxRequest): Promise<InboxResponse>;
   /** Ingest for a source named by the host (for frameworks that route by themselves). */
   handleWebhook(source: string, request: InboxRequest): Promise<InboxResponse>;
+  /** Starts a worker that runs the configured handlers (the gateway starts one by itself). */
+  startWorker(overrides?: { concurrency?: number; workerId?: string }): Worker;
+  /** Re-delivers a stored event: new deliveries flagged `isReplay`; the originals stay as they are. */
+  replay(eventId: string, options?: { targets?: readonly string[] }): Promise<DeliveryView[]>;
+  /** Replays every event matching a filter, in bounded batches. */
+  replayWhere(
+    filter: ReplayFilter,
+    options?: { targets?: readonly string[]; onProgress?: (eventsDone: number) => void },
+  ): Promise<{ events: number; deliveries: number }>;
+  /** Puts a dead-lettered delivery back in the queue with a fresh attempt budget. */
+  retryDelivery(deliveryId: string): Promise<DeliveryView>;
+  /** Stops workers (up to their shutdown timeout) and closes the store. */
   close(): Promise<void>;
 }
 
@@ -51,7 +68,11 @@ const webhookPath = /^\/webhooks\/([^/?#]+)\/?$/;
  *
  * @example
  * ```ts
- * const inbox = createInbox({ sources: { stripe: stripe({ secrets: [{ env: "STRIPE_WEBHOOK_SECRET" }] }) } });
+ * const inbox = createInbox({
+ *   sources: { stripe: stripe({ secrets: [{ env: "STRIPE_WEBHOOK_SECRET" }] }) },
+ *   handlers: { "stripe:invoice.paid": async (event, ctx) => { … } },
+ * });
+ * inbox.startWorker();
  * const response = await inbox.handle({ method: "POST", url: "/webhooks/stripe", headers, body });
  * ```
  */
@@ -59,16 +80,24 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
   const resolved = resolveConfig(config, options.env ?? process.env);
   const store = options.store ?? openStore(resolved.store);
   const logger = options.logger ?? silentLogger();
+  const now = options.now ?? Date.now;
   const migrated = store.migrate().then(() => undefined);
   migrated.catch(() => {
     // Surfaced by ready() and as 503s; never an unhandled rejection.
   });
+  const workers = new Set<Worker>();
+  const route = (source: string, type: string | null) =>
+    routeEvent(resolved.handlers, source, type);
   const ingest: IngestContext = {
     sources: resolved.sources,
     store,
     logger,
-    now: options.now ?? Date.now,
+    now,
     bodyLimit: resolved.http.bodyLimit,
+    route,
+    onDeliveries: () => {
+      for (const worker of workers) worker.notify();
+    },
   };
   const adminToken = options.adminToken !== undefined ? options.adminToken : resolved.admin.token;
   let closed = false;
@@ -81,6 +110,17 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
     return errorResponse(e.status, e.code, e.message);
   };
 
+  const checkTargets = (targets: readonly string[]) => {
+    for (const target of targets) {
+      if (!resolved.handlers.has(target)) {
+        throw hookinboxError(
+          "HOOKINBOX_UNKNOWN_TARGET",
+          `"${target}" (handlers: ${[...resolved.handlers.keys()].join(", ") || "none"})`,
+        );
+      }
+    }
+  };
+
   const handleWebhook = async (source: string, request: InboxRequest): Promise<InboxResponse> => {
     if (closed) return unavailable(hookinboxError("HOOKINBOX_STORE_CLOSED"));
     try {
@@ -91,7 +131,7 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
     return acceptWebhook(ingest, source, request);
   };
 
-  return {
+  const inbox: Inbox = {
     config: resolved,
     store,
     ready: () => migrated,
@@ -120,20 +160,74 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
       }
       if (url.pathname === "/api" || url.pathname.startsWith("/api/")) {
         return handleAdmin(
-          { store, token: adminToken },
+          { inbox, token: adminToken },
           request.method.toUpperCase(),
           url,
           readHeaders(request.headers),
+          request.body,
         );
       }
       const notFound = hookinboxError("HOOKINBOX_ROUTE_NOT_FOUND");
       return errorResponse(notFound.status, notFound.code, notFound.message);
     },
+    startWorker(overrides = {}) {
+      const worker = startWorker({
+        store,
+        handlers: resolved.handlers,
+        logger,
+        concurrency: overrides.concurrency ?? resolved.worker.concurrency,
+        leaseMs: resolved.worker.leaseMs,
+        pollIntervalMs: resolved.worker.pollIntervalMs,
+        alerts: resolved.alerts,
+        now,
+        ...(options.random ? { random: options.random } : {}),
+        ...(overrides.workerId ? { workerId: overrides.workerId } : {}),
+      });
+      workers.add(worker);
+      return worker;
+    },
+    async replay(eventId, replayOptions = {}) {
+      await migrated;
+      let targets = replayOptions.targets;
+      if (targets === undefined) {
+        const event = await store.getEvent(eventId);
+        if (!event) throw hookinboxError("HOOKINBOX_EVENT_NOT_FOUND", eventId);
+        const previous = [...new Set(event.deliveries.map((d) => d.target))].filter((t) =>
+          resolved.handlers.has(t),
+        );
+        targets = previous.length > 0 ? previous : route(event.source, event.type);
+      }
+      checkTargets(targets);
+      const created = await store.replayEvent({ eventId, targets, now: now() });
+      ingest.onDeliveries();
+      return created;
+    },
+    async replayWhere(filter, replayOptions = {}) {
+      await migrated;
+      if (replayOptions.targets) checkTargets(replayOptions.targets);
+      const fixed = replayOptions.targets;
+      const result = await store.replayWhere(filter, {
+        now: now(),
+        targetsFor: (event) => fixed ?? route(event.source, event.type),
+        ...(replayOptions.onProgress ? { onProgress: replayOptions.onProgress } : {}),
+      });
+      ingest.onDeliveries();
+      return result;
+    },
+    async retryDelivery(deliveryId) {
+      await migrated;
+      const delivery = await store.retryDelivery(deliveryId, now());
+      if (!delivery) throw hookinboxError("HOOKINBOX_DELIVERY_NOT_FOUND", deliveryId);
+      ingest.onDeliveries();
+      return delivery;
+    },
     async close() {
       if (closed) return;
       closed = true;
+      await Promise.all([...workers].map((w) => w.stop(resolved.worker.shutdownTimeoutMs)));
       await migrated.catch(() => undefined);
       await store.close();
     },
   };
+  return inbox;
 }

@@ -1,16 +1,20 @@
+import { parseDuration } from "../config/units.ts";
 import { hookinboxError, isHookinboxError } from "../errors.ts";
+import type { Inbox } from "../inbox.ts";
 import type { RequestHeaders } from "../ingest/headers.ts";
 import { errorResponse, type InboxResponse, jsonResponse } from "../ingest/request.ts";
-import type { EventDetail, Store } from "../store/types.ts";
+import type { DeliveryStatus, ReplayFilter } from "../store/queue-types.ts";
+import type { EventDetail } from "../store/types.ts";
 import { isAuthorized } from "./auth.ts";
 
 /** What the admin API needs. A null token disables it. */
 export interface AdminContext {
-  readonly store: Store;
+  readonly inbox: Inbox;
   readonly token: string | null;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+const deliveryStatuses = new Set(["pending", "blocked", "running", "done", "stale", "dead"]);
 
 function bodyView(body: Uint8Array): { base64: string; text: string | null } {
   let text: string | null;
@@ -37,13 +41,190 @@ function parseLimit(value: string | null): number | undefined {
   return Number(value);
 }
 
+function parseTime(value: unknown, name: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const ms = typeof value === "number" ? value : Date.parse(String(value));
+  if (Number.isNaN(ms))
+    throw hookinboxError("HOOKINBOX_QUERY_INVALID", `${name} must be an ISO 8601 time`);
+  return ms;
+}
+
+function jsonBody(body: Uint8Array): Record<string, unknown> {
+  if (body.byteLength === 0) return {};
+  try {
+    const parsed = JSON.parse(new TextDecoder().decode(body)) as unknown;
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  throw hookinboxError("HOOKINBOX_QUERY_INVALID", "the request body must be a JSON object");
+}
+
+function targetsOf(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((t) => typeof t === "string")) {
+    throw hookinboxError("HOOKINBOX_QUERY_INVALID", "targets must be an array of handler patterns");
+  }
+  return value as string[];
+}
+
+function optionalString(value: unknown, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string")
+    throw hookinboxError("HOOKINBOX_QUERY_INVALID", `${name} must be a string`);
+  return value;
+}
+
+type Route = (
+  match: RegExpExecArray,
+  url: URL,
+  body: Uint8Array,
+  context: AdminContext,
+) => Promise<InboxResponse>;
+
+const routes: Array<{ method: string; path: RegExp; run: Route }> = [
+  {
+    method: "GET",
+    path: /^\/api\/events$/,
+    run: async (_m, url, _b, { inbox }) => {
+      const q = url.searchParams;
+      return jsonResponse(
+        200,
+        await inbox.store.listEvents({
+          source: q.get("source") ?? undefined,
+          type: q.get("type") ?? undefined,
+          status: q.get("status") ?? undefined,
+          limit: parseLimit(q.get("limit")),
+          cursor: q.get("cursor") ?? undefined,
+        }),
+      );
+    },
+  },
+  {
+    method: "GET",
+    path: /^\/api\/events\/([^/]+)$/,
+    run: async (m, _u, _b, { inbox }) => {
+      const event = await inbox.store.getEvent(decodeURIComponent(m[1]!));
+      if (!event) throw hookinboxError("HOOKINBOX_EVENT_NOT_FOUND");
+      return jsonResponse(200, eventJson(event));
+    },
+  },
+  {
+    method: "POST",
+    path: /^\/api\/events\/([^/]+)\/replay$/,
+    run: async (m, _u, body, { inbox }) => {
+      const targets = targetsOf(jsonBody(body).targets);
+      const deliveries = await inbox.replay(decodeURIComponent(m[1]!), targets ? { targets } : {});
+      return jsonResponse(201, { deliveries });
+    },
+  },
+  {
+    method: "POST",
+    path: /^\/api\/replays$/,
+    run: async (_m, _u, body, { inbox }) => {
+      const input = jsonBody(body);
+      const filter: ReplayFilter = {
+        source: optionalString(input.source, "source"),
+        type: optionalString(input.type, "type"),
+        status: optionalString(input.status, "status"),
+        receivedFrom: parseTime(input.receivedFrom, "receivedFrom"),
+        receivedTo: parseTime(input.receivedTo, "receivedTo"),
+      };
+      const targets = targetsOf(input.targets);
+      return jsonResponse(201, await inbox.replayWhere(filter, targets ? { targets } : {}));
+    },
+  },
+  {
+    method: "GET",
+    path: /^\/api\/deliveries$/,
+    run: async (_m, url, _b, { inbox }) => {
+      const q = url.searchParams;
+      const status = q.get("status") ?? undefined;
+      if (status !== undefined && !deliveryStatuses.has(status)) {
+        throw hookinboxError(
+          "HOOKINBOX_QUERY_INVALID",
+          `status must be one of ${[...deliveryStatuses].join(", ")}`,
+        );
+      }
+      return jsonResponse(
+        200,
+        await inbox.store.listDeliveries({
+          status: status as DeliveryStatus | undefined,
+          target: q.get("target") ?? undefined,
+          eventId: q.get("eventId") ?? undefined,
+          limit: parseLimit(q.get("limit")),
+          cursor: q.get("cursor") ?? undefined,
+        }),
+      );
+    },
+  },
+  {
+    method: "POST",
+    path: /^\/api\/deliveries\/([^/]+)\/retry$/,
+    run: async (m, _u, _b, { inbox }) =>
+      jsonResponse(200, await inbox.retryDelivery(decodeURIComponent(m[1]!))),
+  },
+  {
+    method: "GET",
+    path: /^\/api\/effects$/,
+    run: async (_m, url, _b, { inbox }) => {
+      const status = url.searchParams.get("status") ?? undefined;
+      if (status !== undefined && !["processing", "done", "held"].includes(status)) {
+        throw hookinboxError("HOOKINBOX_QUERY_INVALID", "status must be processing, done or held");
+      }
+      const eventId = url.searchParams.get("eventId") ?? undefined;
+      return jsonResponse(200, {
+        items: await inbox.store.listEffects({ status: status as "held" | undefined, eventId }),
+      });
+    },
+  },
+  {
+    method: "POST",
+    path: /^\/api\/effects\/([^/]+)\/resolve$/,
+    run: async (m, _u, body, { inbox }) => {
+      const resolution = jsonBody(body).resolution;
+      if (resolution !== "done" && resolution !== "release") {
+        throw hookinboxError(
+          "HOOKINBOX_QUERY_INVALID",
+          'resolution must be "done" (it happened) or "release" (run it again)',
+        );
+      }
+      const effect = await inbox.store.resolveEffect(
+        decodeURIComponent(m[1]!),
+        resolution,
+        Date.now(),
+      );
+      if (!effect) throw hookinboxError("HOOKINBOX_EFFECT_NOT_FOUND");
+      return jsonResponse(200, effect);
+    },
+  },
+  {
+    method: "GET",
+    path: /^\/api\/stuck$/,
+    run: async (_m, url, _b, { inbox }) => {
+      const olderThanMs = parseDuration(url.searchParams.get("olderThan") ?? "1h");
+      if (olderThanMs === undefined)
+        throw hookinboxError("HOOKINBOX_QUERY_INVALID", 'olderThan must be a duration like "1h"');
+      return jsonResponse(
+        200,
+        await inbox.store.stuck({
+          now: Date.now(),
+          olderThanMs,
+          limit: parseLimit(url.searchParams.get("limit")) ?? 50,
+        }),
+      );
+    },
+  },
+];
+
 /**
- * The admin read API under `/api`: `GET /api/events` (filters, cursor) and `GET /api/events/:id`.
- * Requires `Authorization: Bearer <admin token>`.
+ * The admin API under `/api` (bearer token): events, deliveries (dead letters), replays, retries,
+ * effects held for a human, and stuck work.
  *
  * @example
  * ```ts
- * const response = await handleAdmin({ store, token }, "GET", new URL(url, "http://x"), headers);
+ * const response = await handleAdmin({ inbox, token }, "GET", new URL(url, "http://x"), headers, body);
  * ```
  */
 export async function handleAdmin(
@@ -51,6 +232,7 @@ export async function handleAdmin(
   method: string,
   url: URL,
   headers: RequestHeaders,
+  body: Uint8Array = new Uint8Array(0),
 ): Promise<InboxResponse> {
   const fail = (error: unknown) => {
     if (isHookinboxError(error)) return errorResponse(error.status, error.code, error.message);
@@ -59,33 +241,22 @@ export async function handleAdmin(
   };
   if (context.token === null) return fail(hookinboxError("HOOKINBOX_ADMIN_DISABLED"));
   if (!isAuthorized(headers.get("authorization"), context.token)) {
-    return {
-      ...fail(hookinboxError("HOOKINBOX_ADMIN_UNAUTHORIZED")),
-      headers: { "content-type": "application/json; charset=utf-8", "www-authenticate": "Bearer" },
-    };
+    const response = fail(hookinboxError("HOOKINBOX_ADMIN_UNAUTHORIZED"));
+    return { ...response, headers: { ...response.headers, "www-authenticate": "Bearer" } };
   }
-  if (method !== "GET")
-    return fail(hookinboxError("HOOKINBOX_METHOD_NOT_ALLOWED", "the admin API is read-only"));
-  try {
-    if (url.pathname === "/api/events") {
-      const q = url.searchParams;
-      const page = await context.store.listEvents({
-        source: q.get("source") ?? undefined,
-        type: q.get("type") ?? undefined,
-        status: q.get("status") ?? undefined,
-        limit: parseLimit(q.get("limit")),
-        cursor: q.get("cursor") ?? undefined,
-      });
-      return jsonResponse(200, page);
+  let pathMatched = false;
+  for (const route of routes) {
+    const match = route.path.exec(url.pathname);
+    if (!match) continue;
+    pathMatched = true;
+    if (route.method !== method) continue;
+    try {
+      return await route.run(match, url, body, context);
+    } catch (error) {
+      return fail(error);
     }
-    const match = /^\/api\/events\/([^/]+)$/.exec(url.pathname);
-    if (match) {
-      const event = await context.store.getEvent(decodeURIComponent(match[1]!));
-      if (!event) return fail(hookinboxError("HOOKINBOX_EVENT_NOT_FOUND"));
-      return jsonResponse(200, eventJson(event));
-    }
-    return fail(hookinboxError("HOOKINBOX_ROUTE_NOT_FOUND"));
-  } catch (error) {
-    return fail(error);
   }
+  return fail(
+    hookinboxError(pathMatched ? "HOOKINBOX_METHOD_NOT_ALLOWED" : "HOOKINBOX_ROUTE_NOT_FOUND"),
+  );
 }

@@ -1,11 +1,20 @@
+import type { z } from "zod";
 import { hookinboxError } from "../errors.ts";
+import { compilePattern, type ResolvedHandler, type RetryPolicy } from "../handlers/routes.ts";
+import type { Handler } from "../handlers/types.ts";
 import { githubScheme } from "../providers/github.ts";
 import { hmacScheme } from "../providers/hmac.ts";
 import { standardWebhooksScheme } from "../providers/standard-webhooks.ts";
 import { stripeScheme } from "../providers/stripe.ts";
 import type { IdentitySpec, ProviderScheme } from "../providers/types.ts";
+import type { DeadLetterAlert } from "../store/queue-types.ts";
 import { formatIssues } from "./format-issues.ts";
-import { configSchema, type HookinboxConfig, type SourceConfig } from "./schema.ts";
+import {
+  configSchema,
+  type HookinboxConfig,
+  type retrySchema,
+  type SourceConfig,
+} from "./schema.ts";
 import { type ResolvedSecret, resolveSecret } from "./secrets.ts";
 import { parseDuration, parseSize } from "./units.ts";
 
@@ -22,6 +31,34 @@ export interface ResolvedSource {
   readonly secrets: readonly ResolvedSecret[];
 }
 
+/** Defaults of the retry policy: Standard Webhooks' suggested schedule, about 28 hours in all. */
+export const defaultRetrySchedule = ["5s", "5m", "30m", "2h", "5h", "10h", "10h"] as const;
+
+/** Worker settings after defaults. */
+export interface ResolvedWorker {
+  readonly enabled: boolean;
+  readonly concurrency: number;
+  readonly leaseMs: number;
+  readonly pollIntervalMs: number;
+  readonly shutdownTimeoutMs: number;
+}
+
+/** Alert hooks (functions from the config). */
+export interface ResolvedAlerts {
+  readonly onDeadLetter?: (alert: DeadLetterAlert) => unknown;
+  readonly onEffectHeld?: (alert: EffectHeldAlert) => unknown;
+}
+
+/** What `alerts.onEffectHeld` receives. */
+export interface EffectHeldAlert {
+  readonly effectId: string;
+  readonly name: string;
+  readonly eventId: string;
+  readonly deliveryId: string;
+  readonly target: string;
+  readonly source: string;
+}
+
 /** The config after validation, defaults, unit parsing and secret resolution. */
 export interface ResolvedConfig {
   readonly store: string;
@@ -34,6 +71,54 @@ export interface ResolvedConfig {
   readonly admin: { readonly token: string | null };
   readonly log: { readonly level: string };
   readonly sources: ReadonlyMap<string, ResolvedSource>;
+  /** Handlers by pattern, in configured order. */
+  readonly handlers: ReadonlyMap<string, ResolvedHandler>;
+  readonly worker: ResolvedWorker;
+  readonly alerts: ResolvedAlerts;
+}
+
+type RetryInput = z.input<typeof retrySchema>;
+
+function retryPolicy(base: RetryInput | undefined, override: RetryInput | undefined): RetryPolicy {
+  const schedule = override?.schedule ?? base?.schedule ?? defaultRetrySchedule;
+  const scheduleMs = schedule.map((d) => parseDuration(d) ?? 0);
+  return {
+    scheduleMs,
+    maxAttempts: override?.maxAttempts ?? base?.maxAttempts ?? scheduleMs.length + 1,
+    jitter: override?.jitter ?? base?.jitter ?? "full",
+  };
+}
+
+function resolveHandlers(
+  config: HookinboxConfig,
+  sources: ReadonlyMap<string, ResolvedSource>,
+  leaseMs: number,
+) {
+  const handlers = new Map<string, ResolvedHandler>();
+  const problems: string[] = [];
+  for (const [pattern, entry] of Object.entries(config.handlers ?? {})) {
+    const sourcePart = pattern === "*" ? "*" : pattern.slice(0, pattern.indexOf(":"));
+    if (!sourcePart.includes("*") && !sources.has(sourcePart)) {
+      problems.push(
+        `handlers["${pattern}"]: no source named "${sourcePart}" (sources: ${[...sources.keys()].join(", ") || "none"})`,
+      );
+      continue;
+    }
+    const { handler, options } =
+      typeof entry === "function" ? { handler: entry, options: undefined } : entry;
+    handlers.set(pattern, {
+      target: pattern,
+      handler: handler as Handler,
+      leaseMs: options?.lease === undefined ? leaseMs : (parseDuration(options.lease) ?? leaseMs),
+      retry: retryPolicy(config.retry, options?.retry),
+      stale: options?.stale ?? "skip",
+      onDeadLetter: options?.onDeadLetter ?? "block",
+      matches: compilePattern(pattern),
+    });
+  }
+  if (problems.length > 0)
+    throw hookinboxError("HOOKINBOX_CONFIG_INVALID", `\n  - ${problems.join("\n  - ")}`);
+  return handlers;
 }
 
 function schemeFor(source: SourceConfig): ProviderScheme {
@@ -102,7 +187,24 @@ export function resolveConfig(
     config.admin?.token !== undefined
       ? resolveSecret(config.admin.token, 0, "admin.token", env).value
       : (env.HOOKINBOX_ADMIN_TOKEN ?? null);
+  const leaseMs = parseDuration(config.worker?.lease ?? "30s") ?? 30_000;
   return {
+    handlers: resolveHandlers(config, sources, leaseMs),
+    worker: {
+      enabled: config.worker?.enabled ?? true,
+      concurrency: config.worker?.concurrency ?? 10,
+      leaseMs,
+      pollIntervalMs: parseDuration(config.worker?.pollInterval ?? "1s") ?? 1000,
+      shutdownTimeoutMs: parseDuration(config.worker?.shutdownTimeout ?? "30s") ?? 30_000,
+    },
+    alerts: {
+      ...(config.alerts?.onDeadLetter
+        ? { onDeadLetter: config.alerts.onDeadLetter as ResolvedAlerts["onDeadLetter"] }
+        : {}),
+      ...(config.alerts?.onEffectHeld
+        ? { onEffectHeld: config.alerts.onEffectHeld as ResolvedAlerts["onEffectHeld"] }
+        : {}),
+    },
     store: env.DATABASE_URL || config.store || defaultStoreUrl,
     http: {
       host: config.http?.host ?? "127.0.0.1",

@@ -79,6 +79,33 @@ export const sourceSchema = z.discriminatedUnion("provider", [
     }),
 ]);
 
+const fn = (what: string) =>
+  z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", {
+    message: `expected a function ${what}`,
+  });
+
+/** Retry policy: delays between tries (the last repeats), how many tries in all, and jitter. */
+export const retrySchema = z.strictObject({
+  schedule: z.array(duration).min(1, "a retry schedule needs at least one delay").optional(),
+  maxAttempts: z.number().int().min(1).max(1000).optional(),
+  jitter: z.enum(["full", "none"]).optional(),
+});
+
+const handlerOptionsSchema = z.strictObject({
+  lease: duration.optional(),
+  retry: retrySchema.optional(),
+  stale: z.enum(["skip", "deliver"]).optional(),
+  onDeadLetter: z.enum(["block", "continue"]).optional(),
+});
+
+const handlerFn = fn("(event, ctx) => …");
+
+/** A handler pattern: "source:type" with `*` wildcards, or "*" for everything. */
+export const handlerPattern = z.string().regex(/^(\*|(\*|[a-z0-9][a-z0-9_-]*):[^\s]+)$/i, {
+  message:
+    'a handler pattern is "source:type" with * wildcards ("stripe:invoice.*", "github:*") or "*"',
+});
+
 export const configSchema = z.strictObject({
   store: z.string().min(1).optional(),
   http: z
@@ -93,6 +120,31 @@ export const configSchema = z.strictObject({
   log: z
     .strictObject({
       level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
+    })
+    .optional(),
+  handlers: z
+    .record(
+      handlerPattern,
+      z.union([
+        handlerFn,
+        z.strictObject({ handler: handlerFn, options: handlerOptionsSchema.optional() }),
+      ]),
+    )
+    .optional(),
+  retry: retrySchema.optional(),
+  worker: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      concurrency: z.number().int().min(1).max(1000).optional(),
+      lease: duration.optional(),
+      pollInterval: duration.optional(),
+      shutdownTimeout: duration.optional(),
+    })
+    .optional(),
+  alerts: z
+    .strictObject({
+      onDeadLetter: fn("(alert) => …").optional(),
+      onEffectHeld: fn("(alert) => …").optional(),
     })
     .optional(),
   sources: z

@@ -2,10 +2,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeListener } from "../adapters/node.ts";
 import { createInbox, type Inbox, type InboxOptions } from "../inbox.ts";
+import type { Worker } from "../queue/worker.ts";
 
 /** A running gateway: the inbox behind a `node:http` server. */
 export interface Gateway {
   readonly inbox: Inbox;
+  /** The worker running in-process handlers, when any are configured. */
+  readonly worker: Worker | null;
   readonly server: Server;
   /** e.g. `http://127.0.0.1:8080` */
   readonly url: string;
@@ -33,6 +36,10 @@ export async function startGateway(
     await inbox.close().catch(() => undefined);
     throw error;
   }
+  // In-process handlers run in this process's worker; events arrive through `notify`, so a new
+  // delivery starts without waiting for a poll.
+  const worker =
+    inbox.config.worker.enabled && inbox.config.handlers.size > 0 ? inbox.startWorker() : null;
   const server = createServer(
     {
       // Node's own timeouts back up the body read timeout for slow-header and slow-body clients.
@@ -55,8 +62,10 @@ export async function startGateway(
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     inbox,
+    worker,
     server,
     url: `http://${shownHost}:${address.port}`,
+    /** Stops taking requests, lets in-flight handlers finish (worker.shutdownTimeout), closes the store. */
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

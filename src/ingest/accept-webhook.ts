@@ -13,6 +13,10 @@ export interface IngestContext {
   readonly logger: Logger;
   readonly now: () => number;
   readonly bodyLimit: number;
+  /** The delivery targets of an event (handler patterns that match it). */
+  readonly route: (source: string, type: string | null) => string[];
+  /** Called after a commit that created deliveries, to wake local workers. */
+  readonly onDeliveries: () => void;
 }
 
 function failure(error: HookinboxError): InboxResponse {
@@ -103,9 +107,12 @@ export async function acceptWebhook(
       receivedAt,
       remoteAddress,
       secretIndex,
+      targets: context.route(sourceName, identity.type),
     });
+    if (result.deliveries > 0) context.onDeliveries();
     log({
       outcome: result.duplicate ? "duplicate" : "stored",
+      deliveries: result.deliveries,
       status: 200,
       eventId: result.eventId,
       dedupKey: identity.dedupKey,

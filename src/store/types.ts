@@ -17,6 +17,8 @@ export interface EventIdentity {
   readonly version: number | null;
 }
 
+import type { DeliveryView, QueueStore } from "./queue-types.ts";
+
 /** One verified, identified request to store. */
 export interface AcceptInput {
   readonly source: string;
@@ -29,6 +31,12 @@ export interface AcceptInput {
   readonly remoteAddress: string | null;
   /** Index of the source secret that matched, or null where the scheme has no secret. */
   readonly secretIndex: number | null;
+  /**
+   * The targets (handler patterns, destinations) this event is routed to. A new event gets one
+   * delivery per target in the same commit, or status `ignored` when there is none; a duplicate
+   * gets nothing new.
+   */
+  readonly targets?: readonly string[];
 }
 
 /** The outcome of `accept`: the event id (new or existing) and whether it was a duplicate. */
@@ -36,6 +44,8 @@ export interface AcceptResult {
   readonly eventId: string;
   readonly receiptId: string;
   readonly duplicate: boolean;
+  /** Deliveries created by this accept (0 for duplicates and ignored events). */
+  readonly deliveries: number;
 }
 
 /** A request that was refused for a known source: metadata only, never the body. */
@@ -49,7 +59,11 @@ export interface RejectionInput {
   readonly headerNames: readonly string[];
 }
 
-export type EventStatus = "received" | (string & {});
+/**
+ * `ignored` (routed nowhere), `pending` (deliveries under way), `done` (every delivery done or
+ * stale), `dead` (a delivery dead-lettered); `received` for events stored before routing existed.
+ */
+export type EventStatus = "received" | "ignored" | "pending" | "done" | "dead" | (string & {});
 
 export interface EventQuery {
   readonly source?: string;
@@ -91,6 +105,8 @@ export interface EventDetail extends EventSummary {
   readonly headers: Array<[string, string]>;
   readonly body: Uint8Array;
   readonly receipts: ReceiptView[];
+  /** Its deliveries, oldest first, each with its attempt log. */
+  readonly deliveries: DeliveryView[];
 }
 
 export interface MigrationReport {
@@ -98,8 +114,8 @@ export interface MigrationReport {
   readonly current: number;
 }
 
-/** Durable storage for receipts and events. All methods are safe to call concurrently. */
-export interface Store {
+/** Durable storage for receipts, events and their processing. Safe to call concurrently. */
+export interface Store extends QueueStore {
   readonly kind: "sqlite" | "postgres";
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<MigrationReport>;

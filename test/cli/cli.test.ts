@@ -101,9 +101,9 @@ describe("hookinbox CLI", () => {
     );
     const first = await hookinbox(tmp.dir, ["migrate"]);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^applied 001_\w+.*; store is at migration 1\n$/);
+    expect(first.stdout).toMatch(/^applied 001_\w+, 002_\w+; store is at migration 2\n$/);
     const second = await hookinbox(tmp.dir, ["migrate"]);
-    expect(second.stdout).toBe("store is up to date (migration 1)\n");
+    expect(second.stdout).toBe("store is up to date (migration 2)\n");
 
     writeFileSync(
       join(tmp.dir, "bad.json"),

@@ -61,7 +61,7 @@ describe("ingest over real HTTP", () => {
       source: "stripe",
       dedupKey: "evt_once",
       type: "invoice.paid",
-      status: "received",
+      status: "ignored",
       receiptCount: 2,
     });
   });

@@ -134,7 +134,7 @@ export function runStoreConformance(name: string, open: () => Promise<OpenedStor
         expect(result.receiptId).toMatch(/^rcp_/);
         const event = await store.getEvent(result.eventId);
         expect(event).not.toBeNull();
-        expect(event?.status).toBe("received");
+        expect(event?.status).toBe("ignored");
         expect(event?.receipts.map((r) => r.id)).toEqual([result.receiptId]);
       });
 
@@ -316,7 +316,7 @@ export function runStoreConformance(name: string, open: () => Promise<OpenedStor
           source: "c",
           dedupKey: "key_119",
           type: "y",
-          status: "received",
+          status: "ignored",
           receivedAt: new Date(1_700_000_000_119).toISOString(),
           receiptCount: 1,
         });
@@ -352,18 +352,18 @@ export function runStoreConformance(name: string, open: () => Promise<OpenedStor
           ids.filter((_, i) => i % 3 === 1 && i % 2 === 0).reverse(),
         );
 
-        const received = (await allPages(store, { status: "received", limit: 500 })).flat();
+        const received = (await allPages(store, { status: "ignored", limit: 500 })).flat();
         expect(received).toHaveLength(120);
         const none = await store.listEvents({ status: "delivered" });
         expect(none).toEqual({ items: [], nextCursor: null });
 
         const three = (
-          await allPages(store, { source: "c", type: "y", status: "received", limit: 4 })
+          await allPages(store, { source: "c", type: "y", status: "ignored", limit: 4 })
         ).flat();
         expect(three.map((item) => item.id)).toEqual(
           ids.filter((_, i) => i % 3 === 2 && i % 2 === 1).reverse(),
         );
-        const typeStatus = (await allPages(store, { type: "x", status: "received" })).flat();
+        const typeStatus = (await allPages(store, { type: "x", status: "ignored" })).flat();
         expect(typeStatus).toHaveLength(60);
       });
 

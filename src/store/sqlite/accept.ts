@@ -1,11 +1,12 @@
 import type Database from "better-sqlite3";
 import { ulid } from "../../ids.ts";
 import type { AcceptInput, AcceptResult } from "../types.ts";
+import { prepareCreateDeliveries } from "./queue/create-deliveries.ts";
 
 const insertEventSql = `
-  INSERT INTO events (id, source, dedup_key, type, occurred_at, ordering_key, version,
+  INSERT INTO events (id, source, dedup_key, type, occurred_at, ordering_key, version, status,
                       received_at, body, headers, secret_index)
-  VALUES (@id, @source, @dedupKey, @type, @occurredAt, @orderingKey, @version,
+  VALUES (@id, @source, @dedupKey, @type, @occurredAt, @orderingKey, @version, @status,
           @receivedAt, @body, @headers, @secretIndex)
   ON CONFLICT (source, dedup_key) DO NOTHING
   RETURNING id`;
@@ -37,11 +38,13 @@ export function prepareAccept(
   const insertEvent = db.prepare<[EventRow], { id: string }>(insertEventSql);
   const existingEvent = db.prepare<[string, string], { id: string }>(existingEventSql);
   const insertReceipt = db.prepare<[ReceiptRow]>(insertReceiptSql);
+  const createDelivery = prepareCreateDeliveries(db);
 
   return (input) => {
     const { identity } = input;
     // Columns are STRICT INTEGER ms; a fractional time (seconds × 1000) would be refused.
     const receivedAt = Math.floor(input.receivedAt);
+    const targets = input.targets ?? [];
     const inserted = insertEvent.get({
       id: `evt_${ulid(now())}`,
       source: input.source,
@@ -50,6 +53,7 @@ export function prepareAccept(
       occurredAt: identity.occurredAt === null ? null : Math.floor(identity.occurredAt),
       orderingKey: identity.orderingKey,
       version: identity.version,
+      status: targets.length > 0 ? "pending" : "ignored",
       receivedAt,
       body: toBuffer(input.body),
       headers: JSON.stringify(input.headers),
@@ -60,6 +64,15 @@ export function prepareAccept(
     if (eventId === undefined) {
       // Cannot happen inside one transaction: the conflicting row is visible to us.
       throw new Error("accept: conflicting event row not found");
+    }
+    // Only a new event gets deliveries: a duplicate never runs anything twice.
+    if (!duplicate) {
+      for (const target of targets) {
+        createDelivery(
+          { eventId, target, orderingKey: identity.orderingKey, version: identity.version },
+          receivedAt,
+        );
+      }
     }
     const receiptId = `rcp_${ulid(now())}`;
     insertReceipt.run({
@@ -72,7 +85,7 @@ export function prepareAccept(
       size: input.body.byteLength,
       secretIndex: input.secretIndex,
     });
-    return { eventId, receiptId, duplicate };
+    return { eventId, receiptId, duplicate, deliveries: duplicate ? 0 : targets.length };
   };
 }
 
@@ -91,6 +104,7 @@ interface EventRow {
   occurredAt: number | null;
   orderingKey: string | null;
   version: number | null;
+  status: "pending" | "ignored";
   receivedAt: number;
   body: Buffer;
   headers: string;

@@ -46,7 +46,9 @@ interface ReceiptRow {
  * if (event) console.log(new TextDecoder().decode(event.body), event.receipts.length);
  * ```
  */
-export function prepareGetEvent(db: Database.Database): (id: string) => EventDetail | null {
+export function prepareGetEvent(
+  db: Database.Database,
+): (id: string) => Omit<EventDetail, "deliveries"> | null {
   const event = db.prepare<[string], EventRow>(eventSql);
   const receipts = db.prepare<[string], ReceiptRow>(receiptsSql);
 

@@ -49,6 +49,9 @@ export class GroupCommit {
   #closed = false;
   #commits = 0;
   #largestBatch = 0;
+  /** Set while an exclusive (async) transaction is open: flushes wait for it to end. */
+  #exclusive = false;
+  #exclusiveTail: Promise<unknown> = Promise.resolve();
 
   constructor(
     db: Database.Database,
@@ -91,14 +94,60 @@ export class GroupCommit {
     });
   }
 
-  /** Commits everything queued now, synchronously, then refuses new work with HOOKINBOX_STORE_CLOSED. */
-  close(): void {
+  /**
+   * Runs `body` in a transaction of its own that may await (a handler's `ctx.transaction`). The
+   * connection is shared, so while it is open no group flush runs (their units would otherwise
+   * join it and be acknowledged before it commits); exclusive transactions run one at a time.
+   * Keep `body` to SQL: everything queued behind it waits for it.
+   */
+  exclusive<T>(body: () => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(hookinboxError("HOOKINBOX_STORE_CLOSED"));
+    const run = async (): Promise<T> => {
+      if (this.#closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
+      const db = this.#db;
+      const started = performance.now();
+      this.#exclusive = true;
+      try {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          const result = await body();
+          db.exec("COMMIT");
+          this.#committed(1, started);
+          return result;
+        } catch (error) {
+          try {
+            if (db.open && db.inTransaction) db.exec("ROLLBACK");
+          } catch {
+            // The original error is the one worth reporting.
+          }
+          throw error;
+        }
+      } finally {
+        this.#exclusive = false;
+        if (this.#queue.length > 0 && !this.#scheduled) {
+          this.#scheduled = true;
+          setImmediate(() => this.#flush());
+        }
+      }
+    };
+    const result = this.#exclusiveTail.then(run, run);
+    this.#exclusiveTail = result.catch(() => undefined);
+    return result;
+  }
+
+  /**
+   * Refuses new work with HOOKINBOX_STORE_CLOSED, waits for an open exclusive transaction, then
+   * commits everything already queued.
+   */
+  async close(): Promise<void> {
     this.#closed = true;
+    await this.#exclusiveTail;
     while (this.#queue.length > 0) this.#flushOnce();
   }
 
   #flush(): void {
     this.#scheduled = false;
+    if (this.#exclusive) return; // the exclusive transaction reschedules when it ends
     this.#flushOnce();
     if (this.#queue.length > 0 && !this.#scheduled) {
       this.#scheduled = true;

@@ -12,7 +12,8 @@ import type { EventPage, EventQuery, EventSummary } from "../types.ts";
  */
 export const listLimits = { default: 50, max: 500 } as const;
 
-const eventIdPattern = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
+const idPattern = (prefix: string) => new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`);
+const eventIdPattern = idPattern("evt");
 
 /**
  * Encodes the last id of a page as an opaque cursor (base64url).
@@ -35,9 +36,10 @@ export function encodeCursor(lastId: string): string {
  * decodeCursor("nope"); // throws HookinboxError HOOKINBOX_CURSOR_INVALID
  * ```
  */
-export function decodeCursor(cursor: string): string {
+export function decodeCursor(cursor: string, prefix: "evt" | "dlv" = "evt"): string {
   const id = Buffer.from(cursor, "base64url").toString("utf8");
-  if (!eventIdPattern.test(id) || encodeCursor(id) !== cursor) {
+  const pattern = prefix === "evt" ? eventIdPattern : idPattern(prefix);
+  if (!pattern.test(id) || encodeCursor(id) !== cursor) {
     throw hookinboxError("HOOKINBOX_CURSOR_INVALID");
   }
   return id;

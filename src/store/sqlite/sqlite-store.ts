@@ -1,7 +1,8 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import { hookinboxError } from "../../errors.ts";
+import { HookinboxError, hookinboxError } from "../../errors.ts";
+import type { CompleteInput, TransactionClient } from "../queue-types.ts";
 import type {
   AcceptInput,
   AcceptResult,
@@ -18,8 +19,19 @@ import { type CommitInfo, GroupCommit } from "./group-commit.ts";
 import { prepareListEvents } from "./list-events.ts";
 import { migrateSqlite } from "./migrate.ts";
 import { preparePing } from "./ping.ts";
+import { prepareClaimDeliveries } from "./queue/claim-deliveries.ts";
+import { prepareCompleteDelivery } from "./queue/complete-delivery.ts";
+import { prepareDeadLetterAlerts } from "./queue/dead-letter-alerts.ts";
+import { prepareDeliveryViews } from "./queue/delivery-views.ts";
+import { prepareEffects } from "./queue/effects.ts";
+import { prepareFailDelivery } from "./queue/fail-delivery.ts";
+import { prepareLeases } from "./queue/leases.ts";
+import { prepareReplay } from "./queue/replay.ts";
+import { prepareRetryDelivery } from "./queue/retry-delivery.ts";
+import { prepareStuck } from "./queue/stuck.ts";
 import { prepareRecordRejection } from "./record-rejection.ts";
 import { storeUnavailable } from "./sqlite-errors.ts";
+import { createTransactionClient } from "./transaction-client.ts";
 
 /**
  * Options of `openSqliteStore`.
@@ -145,6 +157,19 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         ping: preparePing(db, now),
         listEvents: prepareListEvents(db),
         getEvent: prepareGetEvent(db),
+        claim: prepareClaimDeliveries(db),
+        complete: prepareCompleteDelivery(db),
+        fail: prepareFailDelivery(db),
+        leases: prepareLeases(db),
+        deliveries: prepareDeliveryViews(db),
+        retry: prepareRetryDelivery(db),
+        replay: prepareReplay(db),
+        effects: prepareEffects(db),
+        alerts: prepareDeadLetterAlerts(db),
+        stuck: prepareStuck(db),
+        nextDue: db.prepare<[], { at: number | null }>(
+          "SELECT min(run_at) AS at FROM deliveries WHERE status = 'pending'",
+        ),
       };
     } catch (error) {
       throw storeUnavailable(
@@ -155,6 +180,27 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       );
     }
     return ops;
+  }
+
+  /** Maps SQLite failures to HOOKINBOX_STORE_UNAVAILABLE, keeping hookinbox's own errors. */
+  async function mapErrors<T>(promise: Promise<T>): Promise<T> {
+    try {
+      return await promise;
+    } catch (error) {
+      if (error instanceof HookinboxError) throw error;
+      if (
+        typeof (error as { code?: unknown })?.code === "string" &&
+        String((error as { code: string }).code).startsWith("SQLITE")
+      ) {
+        throw storeUnavailable(error);
+      }
+      throw error;
+    }
+  }
+
+  /** Runs a synchronous write inside the next group commit. */
+  function write<T>(work: () => T): Promise<T> {
+    return mapErrors(group.submit(work));
   }
 
   /** Runs a synchronous read, mapping SQLite failures to HOOKINBOX_STORE_UNAVAILABLE. */
@@ -202,7 +248,139 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
 
     getEvent(id: string): Promise<EventDetail | null> {
-      return read((current) => current.getEvent(id));
+      return read((current) => {
+        const event = current.getEvent(id);
+        return event ? { ...event, deliveries: current.deliveries.ofEvent(id) } : null;
+      });
+    },
+
+    // ---- processing (src/store/queue-types.ts) ----
+
+    claimDeliveries(input) {
+      const { claim } = operations();
+      return write(() => claim(input));
+    },
+
+    extendLeases(workerId, ids, until) {
+      const { leases } = operations();
+      return write(() => leases.extend(workerId, ids, until));
+    },
+
+    async completeDelivery<T>(input: CompleteInput, work?: (tx: TransactionClient) => Promise<T>) {
+      const { complete } = operations();
+      if (!work) {
+        await write(() => complete(input, "done"));
+        return undefined;
+      }
+      // The handler's SQL and the delivery's completion commit together or not at all. The
+      // lease is checked first so a worker that lost it runs none of its SQL.
+      return mapErrors(
+        group.exclusive(async () => {
+          complete(input, "done");
+          return work(createTransactionClient(db));
+        }),
+      );
+    },
+
+    failDelivery(input) {
+      const { fail } = operations();
+      return write(() => fail(input));
+    },
+
+    async markStale(input) {
+      const { complete } = operations();
+      await write(() => complete(input, "stale"));
+    },
+
+    releaseDeliveries(workerId, ids, at) {
+      const { leases } = operations();
+      return write(() => leases.release(workerId, ids, at));
+    },
+
+    rescueExpiredLeases(at) {
+      const { leases } = operations();
+      return write(() => leases.rescue(at));
+    },
+
+    nextDueAt() {
+      return read((current) => current.nextDue.get()?.at ?? null);
+    },
+
+    listDeliveries(query) {
+      return read((current) => current.deliveries.list(query));
+    },
+
+    async retryDelivery(id, at) {
+      const current = operations();
+      const found = await write(() => current.retry(id, at));
+      return found ? current.deliveries.byId(id) : null;
+    },
+
+    async replayEvent(input) {
+      const current = operations();
+      const ids = await write(() => current.replay.one(input.eventId, input.targets, input.now));
+      if (ids === null) throw hookinboxError("HOOKINBOX_EVENT_NOT_FOUND", input.eventId);
+      return ids.map((deliveryId) => current.deliveries.byId(deliveryId)!);
+    },
+
+    async replayWhere(filter, { now: at, targetsFor, onProgress }) {
+      const current = operations();
+      let afterId = "";
+      let events = 0;
+      let deliveries = 0;
+      // Bounded batches, each its own commit: a bulk replay never loads the table.
+      for (;;) {
+        const page = await read(() => current.replay.page(filter, afterId, 500));
+        if (page.length === 0) break;
+        deliveries += await write(() =>
+          page.reduce((sum, e) => sum + current.replay.into(e, targetsFor(e), at).length, 0),
+        );
+        events += page.length;
+        afterId = page[page.length - 1]!.id;
+        onProgress?.(events);
+      }
+      return { events, deliveries };
+    },
+
+    countEvents(filter) {
+      return read((current) => current.replay.count(filter));
+    },
+
+    claimEffect(input) {
+      const { effects } = operations();
+      return write(() => effects.claim(input));
+    },
+
+    async completeEffect(effectId, claimant, result, at) {
+      const { effects } = operations();
+      await write(() => effects.complete(effectId, claimant, result, at));
+    },
+
+    async releaseEffect(effectId, claimant) {
+      const { effects } = operations();
+      await write(() => effects.release(effectId, claimant));
+    },
+
+    resolveEffect(effectId, resolution, at) {
+      const { effects } = operations();
+      return write(() => effects.resolve(effectId, resolution, at));
+    },
+
+    listEffects(query) {
+      return read((current) => current.effects.list(query));
+    },
+
+    pendingDeadLetterAlerts(limit) {
+      return read((current) => current.alerts.pending(limit));
+    },
+
+    async markAlerted(ids, at) {
+      const { alerts } = operations();
+      await write(() => alerts.mark(ids, at));
+    },
+
+    stuck(input) {
+      return read((current) => current.stuck(input));
     },
 
     async ping(): Promise<void> {
@@ -214,7 +392,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       if (closed) return;
       closed = true;
       try {
-        group.close(); // commits what was already submitted, then refuses new work
+        await group.close(); // commits what was already submitted, then refuses new work
         optimize(db);
       } finally {
         db.close();
@@ -244,6 +422,17 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 }
 
 interface Operations {
+  claim: ReturnType<typeof prepareClaimDeliveries>;
+  complete: ReturnType<typeof prepareCompleteDelivery>;
+  fail: ReturnType<typeof prepareFailDelivery>;
+  leases: ReturnType<typeof prepareLeases>;
+  deliveries: ReturnType<typeof prepareDeliveryViews>;
+  retry: ReturnType<typeof prepareRetryDelivery>;
+  replay: ReturnType<typeof prepareReplay>;
+  effects: ReturnType<typeof prepareEffects>;
+  alerts: ReturnType<typeof prepareDeadLetterAlerts>;
+  stuck: ReturnType<typeof prepareStuck>;
+  nextDue: Database.Statement<[], { at: number | null }>;
   accept: ReturnType<typeof prepareAccept>;
   recordRejection: ReturnType<typeof prepareRecordRejection>;
   ping: ReturnType<typeof preparePing>;

@@ -1,0 +1,96 @@
+import { parseDuration } from "../config/units.ts";
+import { hookinboxError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { ClaimedDelivery, CompleteInput, QueueStore } from "../store/queue-types.ts";
+import { EffectHeldError } from "./errors.ts";
+import { idempotencyKey } from "./idempotency-key.ts";
+import type { HandlerContext } from "./types.ts";
+
+const defaultStaleAfterMs = 5 * 60_000;
+
+/** What the worker learns from a context after the handler returned. */
+export interface ContextState {
+  /** The handler's `ctx.transaction` committed, completing the delivery. */
+  completed: boolean;
+}
+
+/**
+ * Builds `ctx` for one attempt of one delivery.
+ *
+ * @example
+ * ```ts
+ * const { ctx, state } = createHandlerContext({ store, delivery, workerId, now, logger, signal, onEffectHeld });
+ * await handler(event, ctx);
+ * if (!state.completed) await store.completeDelivery(input);
+ * ```
+ */
+export function createHandlerContext(options: {
+  store: QueueStore;
+  delivery: ClaimedDelivery;
+  workerId: string;
+  now: () => number;
+  logger: Logger;
+  signal: AbortSignal;
+  onEffectHeld: (info: { effectId: string; name: string; delivery: ClaimedDelivery }) => void;
+}): { ctx: HandlerContext; state: ContextState } {
+  const { store, delivery, workerId, now } = options;
+  const state: ContextState = { completed: false };
+  let transactionUsed = false;
+  const completeInput = (): CompleteInput => ({
+    deliveryId: delivery.id,
+    workerId,
+    attempt: delivery.attempt,
+    now: now(),
+  });
+  const ctx: HandlerContext = {
+    signal: options.signal,
+    logger: options.logger,
+    idempotencyKey: (name) => idempotencyKey(delivery.source, delivery.dedupKey, name),
+    async transaction(work) {
+      if (transactionUsed) throw hookinboxError("HOOKINBOX_TRANSACTION_REUSED");
+      transactionUsed = true;
+      const result = await store.completeDelivery(completeInput(), work);
+      state.completed = true;
+      return result as Awaited<ReturnType<typeof work>>;
+    },
+    async effect(name, fn, effectOptions = {}) {
+      const staleAfterMs =
+        effectOptions.staleAfter === undefined
+          ? defaultStaleAfterMs
+          : parseDuration(effectOptions.staleAfter);
+      if (staleAfterMs === undefined)
+        throw new TypeError(`ctx.effect("${name}"): staleAfter is not a duration`);
+      const claim = await store.claimEffect({
+        eventId: delivery.eventId,
+        target: delivery.target,
+        name,
+        claimant: delivery.attemptId,
+        onStale: effectOptions.onStale ?? "hold",
+        staleAfterMs,
+        now: now(),
+      });
+      switch (claim.state) {
+        case "done":
+          return claim.result as Awaited<ReturnType<typeof fn>>;
+        case "held":
+          if (claim.newlyHeld) options.onEffectHeld({ effectId: claim.effectId, name, delivery });
+          throw new EffectHeldError(name, claim.effectId);
+        case "busy":
+          throw hookinboxError("HOOKINBOX_EFFECT_BUSY", `effect "${name}"`);
+        case "claimed": {
+          let result: Awaited<ReturnType<typeof fn>>;
+          try {
+            result = await fn();
+          } catch (error) {
+            // It did not happen (or we cannot know it did): let the next try run it again.
+            await store.releaseEffect(claim.effectId, delivery.attemptId);
+            throw error;
+          }
+          await store.completeEffect(claim.effectId, delivery.attemptId, result, now());
+          return result;
+        }
+      }
+    },
+  };
+  return { ctx, state };
+}

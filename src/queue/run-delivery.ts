@@ -1,0 +1,154 @@
+import { isHookinboxError } from "../errors.ts";
+import { createHandlerContext } from "../handlers/context.ts";
+import { isPermanent } from "../handlers/errors.ts";
+import { type ResolvedHandler, retryDelay } from "../handlers/routes.ts";
+import type { Logger } from "../log.ts";
+import type { ClaimedDelivery, CompleteInput, QueueStore } from "../store/queue-types.ts";
+import { toHandlerEvent } from "./handler-event.ts";
+
+/** How one attempt ended, for the worker's bookkeeping and tests. */
+export type RunOutcome = "done" | "stale" | "retry" | "dead" | "lease-lost";
+
+/** What running one claimed delivery needs. */
+export interface RunContext {
+  readonly store: QueueStore;
+  readonly handlers: ReadonlyMap<string, ResolvedHandler>;
+  readonly workerId: string;
+  readonly now: () => number;
+  readonly random: () => number;
+  readonly logger: Logger;
+  readonly onEffectHeld: (info: {
+    effectId: string;
+    name: string;
+    delivery: ClaimedDelivery;
+  }) => void;
+}
+
+function errorInfo(error: unknown): { message: string; stack: string | null } {
+  if (error instanceof Error)
+    return { message: `${error.name}: ${error.message}`, stack: error.stack ?? null };
+  return { message: String(error), stack: null };
+}
+
+/**
+ * Runs one attempt of a claimed delivery and records how it ended: done (the handler returned,
+ * or its `ctx.transaction` committed), stale (older than the version already applied for its
+ * key), a retry with backoff, or a dead letter (PermanentError, the last attempt, or an attempt
+ * budget spent by crashes). A lost lease records nothing: the new owner decides.
+ *
+ * @example
+ * ```ts
+ * const outcome = await runDelivery(context, claimed, abortController.signal);
+ * ```
+ */
+export async function runDelivery(
+  context: RunContext,
+  delivery: ClaimedDelivery,
+  signal: AbortSignal,
+): Promise<RunOutcome> {
+  const { store, now, logger } = context;
+  const log = logger.child({
+    deliveryId: delivery.id,
+    eventId: delivery.eventId,
+    target: delivery.target,
+    source: delivery.source,
+    type: delivery.type,
+    attempt: delivery.budgetAttempt,
+  });
+  const input = (): CompleteInput => ({
+    deliveryId: delivery.id,
+    workerId: context.workerId,
+    attempt: delivery.attempt,
+    now: now(),
+  });
+  const handler = context.handlers.get(delivery.target);
+  const fail = async (
+    error: unknown,
+    outcome: "error" | "permanent" | "exhausted",
+    retryAt: number | null,
+  ) => {
+    const result = await store.failDelivery({
+      ...input(),
+      error: errorInfo(error),
+      retryAt,
+      outcome,
+      blockKey: handler?.onDeadLetter !== "continue",
+    });
+    return result.dead ? "dead" : "retry";
+  };
+  try {
+    if (!handler) {
+      return await fail(
+        new Error(`no handler is configured for target "${delivery.target}"`),
+        "permanent",
+        null,
+      );
+    }
+    if (delivery.budgetAttempt > handler.retry.maxAttempts) {
+      log.warn({ outcome: "exhausted" }, "delivery");
+      return await fail(
+        new Error(
+          `attempt budget of ${handler.retry.maxAttempts} spent (crashed or stalled tries)`,
+        ),
+        "exhausted",
+        null,
+      );
+    }
+    if (
+      handler.stale === "skip" &&
+      delivery.version !== null &&
+      delivery.appliedVersion !== null &&
+      delivery.version < delivery.appliedVersion
+    ) {
+      await store.markStale(input());
+      log.info(
+        { outcome: "stale", version: delivery.version, appliedVersion: delivery.appliedVersion },
+        "delivery",
+      );
+      return "stale";
+    }
+    const started = performance.now();
+    const { ctx, state } = createHandlerContext({
+      store,
+      delivery,
+      workerId: context.workerId,
+      now,
+      logger: log,
+      signal,
+      onEffectHeld: context.onEffectHeld,
+    });
+    try {
+      await handler.handler(toHandlerEvent(delivery), ctx);
+      if (!state.completed) await store.completeDelivery(input());
+      log.info({ outcome: "done", ms: Math.round(performance.now() - started) }, "delivery");
+      return "done";
+    } catch (error) {
+      if (state.completed) {
+        log.warn(
+          { outcome: "done", err: errorInfo(error).message },
+          "handler threw after its transaction committed; the delivery stays done",
+        );
+        return "done";
+      }
+      if (isHookinboxError(error, "HOOKINBOX_LEASE_LOST")) throw error;
+      const permanent = isPermanent(error);
+      const last = delivery.budgetAttempt >= handler.retry.maxAttempts;
+      const retryAt =
+        permanent || last
+          ? null
+          : now() + retryDelay(handler.retry, delivery.budgetAttempt, context.random);
+      const outcome = await fail(error, permanent ? "permanent" : "error", retryAt);
+      log[outcome === "dead" ? "error" : "warn"](
+        { outcome, err: errorInfo(error).message, retryAt },
+        "delivery",
+      );
+      return outcome;
+    }
+  } catch (error) {
+    if (isHookinboxError(error, "HOOKINBOX_LEASE_LOST")) {
+      log.warn({ outcome: "lease-lost" }, "delivery");
+      return "lease-lost";
+    }
+    throw error;
+  }
+}

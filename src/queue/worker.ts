@@ -1,0 +1,305 @@
+import { randomBytes } from "node:crypto";
+import type { ResolvedAlerts } from "../config/resolve.ts";
+import type { ResolvedHandler } from "../handlers/routes.ts";
+import type { Logger } from "../log.ts";
+import type { ClaimedDelivery, QueueStore } from "../store/queue-types.ts";
+import { sweepDeadLetterAlerts } from "./dead-letter-alerts.ts";
+import { type RunOutcome, runDelivery } from "./run-delivery.ts";
+
+/** Worker settings (see `worker` in the config). */
+export interface WorkerOptions {
+  readonly store: QueueStore;
+  readonly handlers: ReadonlyMap<string, ResolvedHandler>;
+  readonly logger: Logger;
+  readonly concurrency: number;
+  /** Default lease; a handler's own `lease` wins. Must exceed the handler's p99 duration. */
+  readonly leaseMs: number;
+  /** Longest sleep between looks for due work when nothing wakes the worker (retries, other processes). */
+  readonly pollIntervalMs: number;
+  readonly alerts?: ResolvedAlerts;
+  readonly now?: () => number;
+  readonly random?: () => number;
+  readonly workerId?: string;
+}
+
+/** A running worker. */
+export interface Worker {
+  readonly id: string;
+  /** Look for due work now (called when an accept created deliveries). */
+  notify(): void;
+  /**
+   * Stops claiming, waits up to `timeoutMs` for in-flight handlers, then aborts the rest (their
+   * leases expire and they are rescued).
+   */
+  stop(timeoutMs?: number): Promise<void>;
+  /** Resolves when nothing is in flight and nothing is due (tests, benchmarks). */
+  idle(): Promise<void>;
+  /** Counts since start. */
+  stats(): Readonly<Record<RunOutcome, number>>;
+}
+
+/**
+ * Starts a worker: it claims due deliveries (at most `concurrency` in flight), runs their
+ * handlers, extends their leases by heartbeat every third of the lease, rescues expired leases,
+ * and sends dead-letter alerts. It wakes on `notify()` (no polling delay on the hot path), at the
+ * next due time, and at least every `pollIntervalMs`.
+ *
+ * @example
+ * ```ts
+ * const worker = startWorker({ store, handlers, logger, concurrency: 10, leaseMs: 30_000, pollIntervalMs: 1000 });
+ * process.on("SIGTERM", () => worker.stop(30_000));
+ * ```
+ */
+export function startWorker(options: WorkerOptions): Worker {
+  const id = options.workerId ?? `wrk_${randomBytes(6).toString("hex")}`;
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const { store, logger, concurrency } = options;
+  const log = logger.child({ workerId: id });
+  const inFlight = new Map<
+    string,
+    { delivery: ClaimedDelivery; abort: AbortController; leaseMs: number }
+  >();
+  const counts: Record<RunOutcome, number> = {
+    done: 0,
+    stale: 0,
+    retry: 0,
+    dead: 0,
+    "lease-lost": 0,
+  };
+  let stopping = false;
+  let pumping = false;
+  let pumpAgain = false;
+  let timer: NodeJS.Timeout | undefined;
+  let idleWaiters: Array<() => void> = [];
+  const drained: Array<() => void> = [];
+
+  const alerting = { running: false };
+  const alertDeadLetters = () => {
+    if (alerting.running) return;
+    alerting.running = true;
+    sweepDeadLetterAlerts(store, options.alerts, log, now)
+      .catch((error: unknown) =>
+        log.error({ err: (error as Error).message }, "dead-letter alert sweep failed"),
+      )
+      .finally(() => {
+        alerting.running = false;
+      });
+  };
+
+  const onEffectHeld = ({
+    effectId,
+    name,
+    delivery,
+  }: {
+    effectId: string;
+    name: string;
+    delivery: ClaimedDelivery;
+  }) => {
+    const alert = {
+      effectId,
+      name,
+      eventId: delivery.eventId,
+      deliveryId: delivery.id,
+      target: delivery.target,
+      source: delivery.source,
+    };
+    log.error(
+      { ...alert, outcome: "effect-held" },
+      "effect held for a human: an earlier claim went stale",
+    );
+    try {
+      Promise.resolve(options.alerts?.onEffectHeld?.(alert)).catch((error: unknown) =>
+        log.error({ err: (error as Error).message }, "onEffectHeld alert failed"),
+      );
+    } catch (error) {
+      log.error({ err: (error as Error).message }, "onEffectHeld alert failed");
+    }
+  };
+
+  const runContext = {
+    store,
+    handlers: options.handlers,
+    workerId: id,
+    now,
+    random,
+    logger: log,
+    onEffectHeld,
+  };
+
+  const start = (delivery: ClaimedDelivery) => {
+    const abort = new AbortController();
+    const leaseMs = options.handlers.get(delivery.target)?.leaseMs ?? options.leaseMs;
+    inFlight.set(delivery.id, { delivery, abort, leaseMs });
+    runDelivery(runContext, delivery, abort.signal)
+      .then(
+        (outcome) => {
+          counts[outcome]++;
+          if (outcome === "dead") alertDeadLetters();
+        },
+        (error: unknown) =>
+          log.error(
+            { deliveryId: delivery.id, err: (error as Error).message },
+            "delivery bookkeeping failed; the lease will expire and be rescued",
+          ),
+      )
+      .finally(() => {
+        inFlight.delete(delivery.id);
+        if (stopping && inFlight.size === 0) for (const resolve of drained.splice(0)) resolve();
+        pump();
+      });
+  };
+
+  const schedule = (delayMs: number) => {
+    if (stopping) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(pump, Math.max(0, Math.min(delayMs, options.pollIntervalMs)));
+    timer.unref?.();
+  };
+
+  async function pump(): Promise<void> {
+    if (stopping) return;
+    if (pumping) {
+      pumpAgain = true;
+      return;
+    }
+    pumping = true;
+    let nextDelay = options.pollIntervalMs;
+    try {
+      do {
+        pumpAgain = false;
+        while (!stopping && inFlight.size < concurrency) {
+          const free = concurrency - inFlight.size;
+          // One lease length for the batch: the longest any of its handlers may need.
+          const claimed = await store.claimDeliveries({
+            workerId: id,
+            limit: free,
+            leaseMs: maxLeaseMs(),
+            now: now(),
+          });
+          if (stopping) {
+            // Claimed while stop() began: put back what will not be started, uncounted.
+            await store.releaseDeliveries(
+              id,
+              claimed.map((d) => d.id),
+              now(),
+            );
+            break;
+          }
+          for (const delivery of claimed) start(delivery);
+          if (claimed.length < free) break;
+        }
+      } while (pumpAgain && !stopping);
+      if (inFlight.size < concurrency) {
+        const due = await store.nextDueAt();
+        if (due !== null) nextDelay = due - now();
+        if (inFlight.size === 0 && (due === null || due > now())) {
+          for (const resolve of idleWaiters.splice(0)) resolve();
+        }
+      }
+    } catch (error) {
+      log.error({ err: (error as Error).message }, "claiming failed; retrying shortly");
+      nextDelay = Math.min(options.pollIntervalMs, 500);
+    } finally {
+      pumping = false;
+    }
+    if (pumpAgain) void pump();
+    else schedule(nextDelay);
+  }
+
+  const maxLeaseMs = () => {
+    let lease = options.leaseMs;
+    for (const handler of options.handlers.values()) lease = Math.max(lease, handler.leaseMs);
+    return lease;
+  };
+
+  // Heartbeat: extend every lease we hold each third of the shortest lease; abort what we lost.
+  const heartbeatMs = Math.max(
+    50,
+    Math.floor(
+      Math.min(options.leaseMs, ...[...options.handlers.values()].map((h) => h.leaseMs)) / 3,
+    ),
+  );
+  const heartbeat = setInterval(() => {
+    if (inFlight.size === 0) return;
+    const ids = [...inFlight.keys()];
+    store
+      .extendLeases(id, ids, now() + maxLeaseMs())
+      .then((held) => {
+        const kept = new Set(held);
+        for (const lost of ids) {
+          const entry = inFlight.get(lost);
+          if (entry && !kept.has(lost)) {
+            log.warn({ deliveryId: lost }, "lease lost; aborting the handler's signal");
+            entry.abort.abort(new Error("lease lost"));
+          }
+        }
+      })
+      .catch((error: unknown) =>
+        log.error({ err: (error as Error).message }, "lease heartbeat failed"),
+      );
+  }, heartbeatMs);
+  heartbeat.unref?.();
+
+  // Rescue: leases that expired (a crashed worker anywhere) go back to pending.
+  const rescue = setInterval(
+    () => {
+      store
+        .rescueExpiredLeases(now())
+        .then((rescued) => {
+          if (rescued > 0) {
+            log.warn({ rescued }, "rescued deliveries whose lease expired");
+            void pump();
+          }
+        })
+        .catch((error: unknown) =>
+          log.error({ err: (error as Error).message }, "lease rescue failed"),
+        );
+      alertDeadLetters();
+    },
+    Math.max(100, Math.floor(options.leaseMs / 2)),
+  );
+  rescue.unref?.();
+
+  void store.rescueExpiredLeases(now()).catch(() => undefined);
+  alertDeadLetters();
+  void pump();
+
+  return {
+    id,
+    notify: () => void pump(),
+    idle: () =>
+      new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        void pump();
+      }),
+    stats: () => ({ ...counts }),
+    async stop(timeoutMs = 30_000) {
+      if (stopping) return;
+      stopping = true;
+      if (timer) clearTimeout(timer);
+      clearInterval(heartbeat);
+      clearInterval(rescue);
+      idleWaiters = [];
+      if (inFlight.size > 0) {
+        let timeout: NodeJS.Timeout | undefined;
+        await Promise.race([
+          new Promise<void>((resolve) => drained.push(resolve)),
+          new Promise<void>((resolve) => {
+            timeout = setTimeout(resolve, timeoutMs);
+          }),
+        ]);
+        if (timeout) clearTimeout(timeout);
+      }
+      if (inFlight.size > 0) {
+        log.warn(
+          { inFlight: inFlight.size },
+          "shutdown timeout: abandoning in-flight deliveries; their leases will expire",
+        );
+        for (const entry of inFlight.values()) entry.abort.abort(new Error("worker shutting down"));
+      }
+      // Wait for a claim in progress so nothing is leased after stop() resolves.
+      while (pumping) await new Promise((resolve) => setTimeout(resolve, 5));
+    },
+  };
+}

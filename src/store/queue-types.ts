@@ -1,0 +1,270 @@
+/**
+ * The processing half of the Store contract: deliveries (one event routed to one target), their
+ * attempts and leases, the ordering-key discipline, and the effect ledger. Every operation takes
+ * `now` from the caller so that tests can drive time; none reads the clock itself.
+ */
+
+/**
+ * - `pending`: waiting until `runAt`;
+ * - `blocked`: waiting behind an earlier delivery of the same target and ordering key;
+ * - `running`: leased by a worker;
+ * - `done`, `stale` (older than what was already applied), `dead` (dead-lettered): terminal.
+ */
+export type DeliveryStatus = "pending" | "blocked" | "running" | "done" | "stale" | "dead";
+
+/** How an attempt ended. `running` while it has not. */
+export type AttemptOutcome =
+  | "running"
+  | "success"
+  | "stale"
+  | "error"
+  | "permanent"
+  | "lease-expired"
+  | "exhausted";
+
+/** A delivery handed to a worker by `claimDeliveries`, with what the handler needs of its event. */
+export interface ClaimedDelivery {
+  readonly id: string;
+  readonly eventId: string;
+  readonly target: string;
+  /** This try's number, starting at 1 (crashed and rescued tries count). */
+  readonly attempt: number;
+  /**
+   * This try's number within the current attempt budget: equal to `attempt` until an operator
+   * retries a dead delivery, which starts a fresh budget. Backoff and max attempts use it.
+   */
+  readonly budgetAttempt: number;
+  readonly attemptId: string;
+  readonly leaseExpiresAt: number;
+  readonly isReplay: boolean;
+  readonly replayOf: string | null;
+  readonly source: string;
+  readonly dedupKey: string;
+  readonly type: string | null;
+  readonly orderingKey: string | null;
+  readonly version: number | null;
+  readonly occurredAt: number | null;
+  readonly body: Uint8Array;
+  readonly headers: Array<[string, string]>;
+  /**
+   * The highest version already completed for this target and ordering key, or null. When the
+   * delivery's version is lower, the delivery is stale.
+   */
+  readonly appliedVersion: number | null;
+}
+
+export interface ClaimInput {
+  readonly workerId: string;
+  readonly limit: number;
+  readonly leaseMs: number;
+  readonly now: number;
+}
+
+/** SQL the handler runs inside the transaction that completes its delivery. */
+export interface TransactionClient {
+  /**
+   * Runs one parameterised statement. Placeholders follow the store's dialect: `?` for SQLite,
+   * `$1` for PostgreSQL. Returns rows for statements that return rows.
+   */
+  query<Row = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+  ): Promise<{ rows: Row[]; rowCount: number }>;
+}
+
+export interface CompleteInput {
+  readonly deliveryId: string;
+  readonly workerId: string;
+  readonly attempt: number;
+  readonly now: number;
+}
+
+export interface FailInput extends CompleteInput {
+  readonly error: { readonly message: string; readonly stack: string | null };
+  /** When to try again; null dead-letters the delivery. */
+  readonly retryAt: number | null;
+  /** `permanent` (PermanentError), `exhausted` (attempt budget spent before running), or `error`. */
+  readonly outcome: "error" | "permanent" | "exhausted";
+  /** When dead-lettered: does the dead delivery keep blocking its ordering key? */
+  readonly blockKey: boolean;
+}
+
+/** What a failure did: scheduled a retry or dead-lettered. */
+export interface FailResult {
+  readonly dead: boolean;
+}
+
+export interface DeliveryQuery {
+  readonly status?: DeliveryStatus;
+  readonly target?: string;
+  readonly eventId?: string;
+  readonly limit?: number;
+  readonly cursor?: string;
+}
+
+export interface AttemptView {
+  readonly id: string;
+  readonly attempt: number;
+  readonly workerId: string | null;
+  readonly startedAt: string;
+  readonly endedAt: string | null;
+  readonly outcome: AttemptOutcome;
+  readonly errorMessage: string | null;
+  readonly errorStack: string | null;
+}
+
+export interface DeliveryView {
+  readonly id: string;
+  readonly eventId: string;
+  readonly target: string;
+  readonly status: DeliveryStatus;
+  readonly orderingKey: string | null;
+  readonly version: number | null;
+  readonly attempts: number;
+  readonly runAt: string;
+  readonly leaseOwner: string | null;
+  readonly leaseExpiresAt: string | null;
+  readonly lastError: string | null;
+  readonly isReplay: boolean;
+  readonly replayOf: string | null;
+  readonly createdAt: string;
+  readonly completedAt: string | null;
+  /** Only in event details (`getEvent`), oldest first. */
+  readonly attemptLog?: AttemptView[];
+}
+
+export interface DeliveryPage {
+  readonly items: DeliveryView[];
+  readonly nextCursor: string | null;
+}
+
+export interface ReplayInput {
+  readonly eventId: string;
+  /** Targets to replay to (the caller resolves defaults and checks they exist). */
+  readonly targets: readonly string[];
+  readonly now: number;
+}
+
+/** Filter for bulk replay; every field narrows. Times are ms since the epoch (received time). */
+export interface ReplayFilter {
+  readonly source?: string;
+  readonly type?: string;
+  readonly status?: string;
+  readonly receivedFrom?: number;
+  readonly receivedTo?: number;
+}
+
+/** The effect ledger's answer to a claim. */
+export type EffectClaim =
+  | { readonly state: "claimed"; readonly effectId: string; readonly reclaimed: boolean }
+  | { readonly state: "done"; readonly effectId: string; readonly result: unknown }
+  | { readonly state: "held"; readonly effectId: string; readonly newlyHeld: boolean }
+  | { readonly state: "busy"; readonly effectId: string; readonly claimedAt: number };
+
+export interface EffectClaimInput {
+  readonly eventId: string;
+  readonly target: string;
+  readonly name: string;
+  /** Who claims: the attempt id. */
+  readonly claimant: string;
+  readonly onStale: "reclaim" | "hold";
+  readonly staleAfterMs: number;
+  readonly now: number;
+}
+
+export interface EffectView {
+  readonly id: string;
+  readonly eventId: string;
+  readonly target: string;
+  readonly name: string;
+  readonly status: "processing" | "done" | "held";
+  readonly onStale: "reclaim" | "hold";
+  readonly staleAfterMs: number;
+  readonly claims: number;
+  readonly claimedAt: string | null;
+  readonly completedAt: string | null;
+}
+
+/** What needs a human: `hookinbox stuck`. */
+export interface StuckReport {
+  readonly expiredLeases: DeliveryView[];
+  readonly heldEffects: EffectView[];
+  readonly oldUndone: Array<{
+    id: string;
+    source: string;
+    type: string | null;
+    status: string;
+    receivedAt: string;
+  }>;
+}
+
+/** A dead-lettered delivery whose alert has not been confirmed yet. */
+export interface DeadLetterAlert {
+  readonly deliveryId: string;
+  readonly eventId: string;
+  readonly target: string;
+  readonly source: string;
+  readonly type: string | null;
+  readonly attempts: number;
+  readonly lastError: string | null;
+}
+
+/** The queue operations every store implements (see the SQLite store for the reference). */
+export interface QueueStore {
+  /** Leases up to `limit` due deliveries, at most one per target and ordering key in flight. */
+  claimDeliveries(input: ClaimInput): Promise<ClaimedDelivery[]>;
+  /** Extends the leases the worker still holds; returns the ids it still holds. */
+  extendLeases(workerId: string, ids: readonly string[], until: number): Promise<string[]>;
+  /**
+   * Marks the delivery done in one transaction with `work` (the handler's own SQL). Rejects with
+   * HOOKINBOX_LEASE_LOST, and commits nothing, when the worker no longer holds the lease.
+   */
+  completeDelivery<T>(
+    input: CompleteInput,
+    work?: (tx: TransactionClient) => Promise<T>,
+  ): Promise<T | undefined>;
+  failDelivery(input: FailInput): Promise<FailResult>;
+  /** Marks a claimed delivery stale (older than the applied version) instead of running it. */
+  markStale(input: CompleteInput): Promise<void>;
+  /** Puts claimed deliveries the worker did not start back, uncounted. */
+  releaseDeliveries(workerId: string, ids: readonly string[], now: number): Promise<number>;
+  /** Returns deliveries whose lease expired before `now` to `pending`; returns how many. */
+  rescueExpiredLeases(now: number): Promise<number>;
+  /** The earliest `runAt` of a pending delivery, or null. */
+  nextDueAt(): Promise<number | null>;
+  listDeliveries(query: DeliveryQuery): Promise<DeliveryPage>;
+  /** Puts a dead (or stale) delivery back to pending now, with its attempt budget reset. */
+  retryDelivery(id: string, now: number): Promise<DeliveryView | null>;
+  /** New deliveries flagged as replays; the originals are never touched. */
+  replayEvent(input: ReplayInput): Promise<DeliveryView[]>;
+  /** Replays every event matching the filter, in batches; reports progress per batch. */
+  replayWhere(
+    filter: ReplayFilter,
+    options: {
+      now: number;
+      /** The targets for one event (routing lives outside the store). */
+      targetsFor: (event: { source: string; type: string | null }) => readonly string[];
+      onProgress?: (eventsDone: number) => void;
+    },
+  ): Promise<{ events: number; deliveries: number }>;
+  /** Counts events matching a replay filter (for progress bars). */
+  countEvents(filter: ReplayFilter): Promise<number>;
+  claimEffect(input: EffectClaimInput): Promise<EffectClaim>;
+  completeEffect(effectId: string, claimant: string, result: unknown, now: number): Promise<void>;
+  /** Drops a claim whose function threw, so the next try runs it again. */
+  releaseEffect(effectId: string, claimant: string): Promise<void>;
+  /** Resolves a held effect by hand: `done` (it happened) or `release` (run it again). */
+  resolveEffect(
+    effectId: string,
+    resolution: "done" | "release",
+    now: number,
+  ): Promise<EffectView | null>;
+  listEffects(query: {
+    status?: "processing" | "done" | "held";
+    eventId?: string;
+  }): Promise<EffectView[]>;
+  /** Dead letters not yet alerted (oldest first), then `markAlerted` once the alert went out. */
+  pendingDeadLetterAlerts(limit: number): Promise<DeadLetterAlert[]>;
+  markAlerted(deliveryIds: readonly string[], now: number): Promise<void>;
+  stuck(input: { now: number; olderThanMs: number; limit: number }): Promise<StuckReport>;
+}

@@ -1,0 +1,147 @@
+import type Database from "better-sqlite3";
+import { ulid } from "../../../ids.ts";
+import type { EffectClaim, EffectClaimInput, EffectView } from "../../queue-types.ts";
+
+// The UNIQUE (event_id, target, name) constraint decides who claims first.
+const insertSql = `
+  INSERT INTO effects (id, event_id, target, name, status, on_stale, stale_after_ms, claimant, claimed_at, claims)
+  VALUES (@id, @eventId, @target, @name, 'processing', @onStale, @staleAfterMs, @claimant, @now, 1)
+  ON CONFLICT (event_id, target, name) DO NOTHING
+  RETURNING id`;
+
+const existingSql = `
+  SELECT e.id, e.status, e.claimant, e.claimed_at, e.result, a.outcome AS claimant_outcome
+  FROM effects e LEFT JOIN attempts a ON a.id = e.claimant
+  WHERE e.event_id = @eventId AND e.target = @target AND e.name = @name`;
+
+const reclaimSql = `
+  UPDATE effects SET claimant = @claimant, claimed_at = @now, claims = claims + 1,
+                     on_stale = @onStale, stale_after_ms = @staleAfterMs
+  WHERE id = @id AND status = 'processing'`;
+
+const holdSql =
+  "UPDATE effects SET status = 'held', held_at = @now WHERE id = @id AND status = 'processing'";
+
+const completeSql = `
+  UPDATE effects SET status = 'done', result = @result, completed_at = @now, claimant = NULL
+  WHERE id = @id AND claimant = @claimant AND status = 'processing'`;
+
+const releaseSql = "DELETE FROM effects WHERE id = ? AND claimant = ? AND status = 'processing'";
+
+const viewColumns =
+  "id, event_id, target, name, status, on_stale, stale_after_ms, claims, claimed_at, completed_at";
+
+interface ExistingRow {
+  id: string;
+  status: "processing" | "done" | "held";
+  claimant: string | null;
+  claimed_at: number | null;
+  result: string | null;
+  claimant_outcome: string | null;
+}
+
+interface EffectRow {
+  id: string;
+  event_id: string;
+  target: string;
+  name: string;
+  status: "processing" | "done" | "held";
+  on_stale: "reclaim" | "hold";
+  stale_after_ms: number;
+  claims: number;
+  claimed_at: number | null;
+  completed_at: number | null;
+}
+
+const toView = (row: EffectRow): EffectView => ({
+  id: row.id,
+  eventId: row.event_id,
+  target: row.target,
+  name: row.name,
+  status: row.status,
+  onStale: row.on_stale,
+  staleAfterMs: row.stale_after_ms,
+  claims: row.claims,
+  claimedAt: row.claimed_at === null ? null : new Date(row.claimed_at).toISOString(),
+  completedAt: row.completed_at === null ? null : new Date(row.completed_at).toISOString(),
+});
+
+/**
+ * Prepares the effect ledger. A claim is `claimed` (run the effect), `done` (return the stored
+ * result, do not run), `busy` (another attempt holds a fresh claim: retry later) or `held`.
+ * A claim is stale when it is older than `staleAfterMs` AND the attempt that made it is no longer
+ * running (its lease expired or it ended): then `reclaim` takes it over (a possible duplicate beats
+ * a missing effect: emails) and `hold` parks it for a human (money and goods).
+ *
+ * @example
+ * ```ts
+ * const ledger = prepareEffects(db);
+ * const claim = ledger.claim({ eventId, target, name: "email", claimant: attemptId, onStale: "hold", staleAfterMs: 300_000, now });
+ * ```
+ */
+export function prepareEffects(db: Database.Database) {
+  const insert = db.prepare<[Record<string, unknown>], { id: string }>(insertSql);
+  const existing = db.prepare<[Record<string, unknown>], ExistingRow>(existingSql);
+  const reclaim = db.prepare(reclaimSql);
+  const hold = db.prepare(holdSql);
+  const complete = db.prepare(completeSql);
+  const release = db.prepare(releaseSql);
+  const byId = db.prepare<[string], EffectRow>(`SELECT ${viewColumns} FROM effects WHERE id = ?`);
+  const markDone = db.prepare(
+    "UPDATE effects SET status = 'done', claimant = NULL, completed_at = ? WHERE id = ? AND status <> 'done'",
+  );
+  const drop = db.prepare("DELETE FROM effects WHERE id = ? AND status <> 'done'");
+  return {
+    claim(input: EffectClaimInput): EffectClaim {
+      const now = Math.floor(input.now);
+      const params = { ...input, now };
+      const inserted = insert.get({ ...params, id: `eff_${ulid(now)}` });
+      if (inserted) return { state: "claimed", effectId: inserted.id, reclaimed: false };
+      const row = existing.get({ eventId: input.eventId, target: input.target, name: input.name });
+      if (!row) throw new Error("effect claim: conflicting row not found");
+      if (row.status === "done") {
+        return {
+          state: "done",
+          effectId: row.id,
+          result: row.result === null ? undefined : JSON.parse(row.result),
+        };
+      }
+      if (row.status === "held") return { state: "held", effectId: row.id, newlyHeld: false };
+      if (row.claimant === input.claimant)
+        return { state: "claimed", effectId: row.id, reclaimed: false };
+      const claimedAt = row.claimed_at ?? 0;
+      const stale = now - claimedAt > input.staleAfterMs && row.claimant_outcome !== "running";
+      if (!stale) return { state: "busy", effectId: row.id, claimedAt };
+      if (input.onStale === "reclaim") {
+        reclaim.run({ ...params, id: row.id });
+        return { state: "claimed", effectId: row.id, reclaimed: true };
+      }
+      hold.run({ id: row.id, now });
+      return { state: "held", effectId: row.id, newlyHeld: true };
+    },
+    complete(effectId: string, claimant: string, result: unknown, now: number): boolean {
+      const json = result === undefined ? null : JSON.stringify(result);
+      return (
+        complete.run({ id: effectId, claimant, result: json, now: Math.floor(now) }).changes === 1
+      );
+    },
+    release(effectId: string, claimant: string): void {
+      release.run(effectId, claimant);
+    },
+    resolve(effectId: string, resolution: "done" | "release", now: number): EffectView | null {
+      const row = byId.get(effectId);
+      if (!row) return null;
+      if (resolution === "done") markDone.run(Math.floor(now), effectId);
+      else drop.run(effectId);
+      const after = byId.get(effectId);
+      return after ? toView(after) : { ...toView(row), status: "processing", claims: 0 };
+    },
+    list(query: { status?: "processing" | "done" | "held"; eventId?: string }): EffectView[] {
+      const where: string[] = [];
+      if (query.status !== undefined) where.push("status = @status");
+      if (query.eventId !== undefined) where.push("event_id = @eventId");
+      const sql = `SELECT ${viewColumns} FROM effects ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id LIMIT 500`;
+      return (db.prepare(sql).all({ ...query }) as EffectRow[]).map(toView);
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import type Database from "better-sqlite3";
+import type { FailInput, FailResult } from "../../queue-types.ts";
+import { prepareFinishAttempt } from "./finish-attempt.ts";
+
+const retrySql = `
+  UPDATE deliveries
+  SET status = 'pending', run_at = @retryAt, lease_owner = NULL, lease_expires_at = NULL,
+      last_error = @message, updated_at = @now
+  WHERE id = @deliveryId`;
+
+const deadSql = `
+  UPDATE deliveries
+  SET status = 'dead', lease_owner = NULL, lease_expires_at = NULL, last_error = @message,
+      blocks_key = @blocksKey, completed_at = @now, updated_at = @now
+  WHERE id = @deliveryId`;
+
+/** Error messages are capped so that a huge message cannot bloat every listing. */
+const maxMessage = 2000;
+const maxStack = 8000;
+
+/**
+ * Prepares the end of a failed attempt: a retry at `retryAt` (the delivery stays the head of its
+ * key, so the key waits for it), or a dead letter (`retryAt` null) that either keeps blocking
+ * its key (`blockKey`) or lets the key's next head run.
+ *
+ * @example
+ * ```ts
+ * const fail = prepareFailDelivery(db);
+ * fail({ deliveryId, workerId, attempt, now, error, retryAt: now + 5000, outcome: "error", blockKey: true });
+ * ```
+ */
+export function prepareFailDelivery(db: Database.Database): (input: FailInput) => FailResult {
+  const finish = prepareFinishAttempt(db);
+  const retry = db.prepare(retrySql);
+  const dead = db.prepare(deadSql);
+  return (input) => {
+    const owned = finish.guard(input);
+    const now = Math.floor(input.now);
+    const message = input.error.message.slice(0, maxMessage);
+    const error = { message, stack: input.error.stack?.slice(0, maxStack) ?? null };
+    if (input.retryAt !== null) {
+      retry.run({ deliveryId: input.deliveryId, retryAt: Math.floor(input.retryAt), message, now });
+      finish.endAttempt(input, input.outcome, error);
+      return { dead: false };
+    }
+    const blocksKey = input.blockKey && owned.ordering_key !== null ? 1 : 0;
+    dead.run({ deliveryId: input.deliveryId, message, blocksKey, now });
+    finish.endAttempt(input, input.outcome, error);
+    if (!blocksKey) finish.wakeNextHead(owned.target, owned.ordering_key, now);
+    finish.refreshEventStatus(owned.event_id);
+    return { dead: true };
+  };
+}

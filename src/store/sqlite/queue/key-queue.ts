@@ -1,0 +1,54 @@
+import type Database from "better-sqlite3";
+
+// The predicate of the deliveries_key_queue partial index, repeated verbatim so SQLite can use it.
+export const inKeyQueue = "(status IN ('pending', 'blocked', 'running') OR blocks_key = 1)";
+
+/** Versionless deliveries sort first in their key, then by arrival (id). */
+export const versionlessPosition = -1e308;
+
+const headSql = `
+  SELECT id, status FROM deliveries
+  WHERE target = ? AND ordering_key = ? AND ${inKeyQueue}
+  ORDER BY order_version, id LIMIT 1`;
+
+const unblockSql =
+  "UPDATE deliveries SET status = 'pending', updated_at = ? WHERE id = ? AND status = 'blocked'";
+
+const refreshEventSql = `
+  UPDATE events SET status = CASE
+    WHEN EXISTS (SELECT 1 FROM deliveries WHERE event_id = @eventId AND status IN ('pending', 'blocked', 'running')) THEN 'pending'
+    WHEN EXISTS (SELECT 1 FROM deliveries WHERE event_id = @eventId AND status = 'dead') THEN 'dead'
+    ELSE 'done' END
+  WHERE id = @eventId`;
+
+/**
+ * Prepares the two follow-ups of every state change: waking the next head of an ordering key
+ * (a blocked delivery becomes pending when nothing is ahead of it any more) and recomputing the
+ * event's status from its deliveries. Both run inside the caller's transaction.
+ *
+ * Why wake only the head: a key's deliveries are blocked once each when a claim finds something
+ * ahead of them, and only the head is woken when that something ends, so a key with n queued
+ * deliveries costs O(n) checks in all rather than O(n²).
+ *
+ * @example
+ * ```ts
+ * const follow = prepareFollowUps(db);
+ * follow.wakeNextHead("stripe:*", "sub_1", now);
+ * follow.refreshEventStatus(eventId);
+ * ```
+ */
+export function prepareFollowUps(db: Database.Database) {
+  const head = db.prepare<[string, string], { id: string; status: string }>(headSql);
+  const unblock = db.prepare<[number, string]>(unblockSql);
+  const refresh = db.prepare<[{ eventId: string }]>(refreshEventSql);
+  return {
+    wakeNextHead(target: string, orderingKey: string | null, now: number): void {
+      if (orderingKey === null) return;
+      const next = head.get(target, orderingKey);
+      if (next?.status === "blocked") unblock.run(now, next.id);
+    },
+    refreshEventStatus(eventId: string): void {
+      refresh.run({ eventId });
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import type Database from "better-sqlite3";
+import type { ReplayFilter } from "../../queue-types.ts";
+import { prepareCreateDeliveries } from "./create-deliveries.ts";
+import { prepareFollowUps } from "./key-queue.ts";
+
+const eventSql = "SELECT id, source, type, ordering_key, version FROM events WHERE id = ?";
+const latestSql =
+  "SELECT id FROM deliveries WHERE event_id = ? AND target = ? ORDER BY id DESC LIMIT 1";
+
+/** The WHERE terms of a bulk replay filter (named parameters are the filter's own keys). */
+function filterTerms(filter: ReplayFilter): string[] {
+  const terms: string[] = [];
+  if (filter.source !== undefined) terms.push("source = @source");
+  if (filter.type !== undefined) terms.push("type = @type");
+  if (filter.status !== undefined) terms.push("status = @status");
+  if (filter.receivedFrom !== undefined) terms.push("received_at >= @receivedFrom");
+  if (filter.receivedTo !== undefined) terms.push("received_at < @receivedTo");
+  return terms;
+}
+
+/** An event as replay needs it. */
+export interface ReplayableEvent {
+  id: string;
+  source: string;
+  type: string | null;
+  ordering_key: string | null;
+  version: number | null;
+}
+
+/**
+ * Prepares replays: `one` creates, for one event, a new delivery per target flagged `is_replay`
+ * and linked to the latest earlier delivery of that target; nothing existing is touched.
+ * `page` reads the next page of events matching a bulk filter (oldest first, by id cursor), so a
+ * bulk replay streams through the table in bounded batches.
+ *
+ * @example
+ * ```ts
+ * const replay = prepareReplay(db);
+ * const ids = replay.one("evt_…", ["stripe:*"], now);
+ * ```
+ */
+export function prepareReplay(db: Database.Database) {
+  const event = db.prepare<[string], ReplayableEvent>(eventSql);
+  const latest = db.prepare<[string, string], { id: string }>(latestSql);
+  const create = prepareCreateDeliveries(db);
+  const follow = prepareFollowUps(db);
+  const pages = new Map<string, Database.Statement<[Record<string, unknown>], ReplayableEvent>>();
+  const replayInto = (e: ReplayableEvent, targets: readonly string[], now: number): string[] => {
+    const ids = targets.map((target) =>
+      create(
+        {
+          eventId: e.id,
+          target,
+          orderingKey: e.ordering_key,
+          version: e.version,
+          isReplay: true,
+          replayOf: latest.get(e.id, target)?.id ?? null,
+        },
+        now,
+      ),
+    );
+    if (ids.length > 0) follow.refreshEventStatus(e.id);
+    return ids;
+  };
+  return {
+    /** Returns the new delivery ids, or null when the event does not exist. */
+    one(eventId: string, targets: readonly string[], now: number): string[] | null {
+      const e = event.get(eventId);
+      return e ? replayInto(e, targets, now) : null;
+    },
+    into: replayInto,
+    page(filter: ReplayFilter, afterId: string, limit: number): ReplayableEvent[] {
+      const where = ["id > @afterId", ...filterTerms(filter)];
+      const sql = `SELECT id, source, type, ordering_key, version FROM events WHERE ${where.join(" AND ")}
+                   ORDER BY id LIMIT @limit`;
+      let statement = pages.get(sql);
+      if (!statement) {
+        statement = db.prepare(sql);
+        pages.set(sql, statement);
+      }
+      return statement.all({ ...filter, afterId, limit });
+    },
+    count(filter: ReplayFilter): number {
+      const where = ["1 = 1", ...filterTerms(filter)];
+      return (
+        db
+          .prepare(`SELECT count(*) AS n FROM events WHERE ${where.join(" AND ")}`)
+          .get({ ...filter }) as { n: number }
+      ).n;
+    },
+  };
+}
