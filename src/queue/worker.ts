@@ -153,8 +153,8 @@ export function startWorker(options: WorkerOptions): Worker {
   const schedule = (delayMs: number) => {
     if (stopping) return;
     if (timer) clearTimeout(timer);
+    // Not unref'd: a running worker keeps a worker-only process alive until stop().
     timer = setTimeout(pump, Math.max(0, Math.min(delayMs, options.pollIntervalMs)));
-    timer.unref?.();
   };
 
   async function pump(): Promise<void> {

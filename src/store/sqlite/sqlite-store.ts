@@ -168,7 +168,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         alerts: prepareDeadLetterAlerts(db),
         stuck: prepareStuck(db),
         nextDue: db.prepare<[], { at: number | null }>(
-          "SELECT min(run_at) AS at FROM deliveries WHERE status = 'pending'",
+          "SELECT min(run_at) AS at FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending'",
         ),
       };
     } catch (error) {

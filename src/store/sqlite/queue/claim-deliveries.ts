@@ -3,9 +3,10 @@ import { ulid } from "../../../ids.ts";
 import type { ClaimedDelivery, ClaimInput } from "../../queue-types.ts";
 import { inKeyQueue } from "./key-queue.ts";
 
-// Due pending deliveries in due order, a page at a time (served by deliveries_due).
+// Due pending deliveries in due order, a page at a time. INDEXED BY pins the partial due index:
+// without statistics the planner preferred (status, id) plus a sort of every pending row.
 const candidatesSql = `
-  SELECT id, target, ordering_key, order_version, run_at FROM deliveries
+  SELECT id, target, ordering_key, order_version, run_at FROM deliveries INDEXED BY deliveries_due
   WHERE status = 'pending' AND run_at <= @now AND (run_at, id) > (@afterRunAt, @afterId)
   ORDER BY run_at, id LIMIT @page`;
 

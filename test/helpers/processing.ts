@@ -1,0 +1,76 @@
+import { join } from "node:path";
+import { createInbox, type Inbox, type InboxOptions } from "../../src/inbox.ts";
+import { secrets, standardRequest } from "./signers.ts";
+import { tempDir } from "./temp.ts";
+
+/** A clock the test moves by hand. */
+export function manualClock(start = Date.now()) {
+  let t = start;
+  return {
+    now: () => t,
+    advance(ms: number) {
+      t += ms;
+    },
+  };
+}
+
+/** Polls until `check` returns a truthy value (real time), failing after `timeoutMs`. */
+export async function until<T>(
+  check: () => T,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<Exclude<Awaited<T>, null | undefined | false | 0 | "">> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as Exclude<Awaited<T>, null | undefined | false | 0 | "">;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * An inbox on a fresh SQLite file with one Standard Webhooks source `std` whose identity reads
+ * `$.key` as the ordering key and `$.seq` as the version, plus the given handlers.
+ */
+export function processingInbox(config: Record<string, unknown>, options: InboxOptions = {}) {
+  const tmp = tempDir();
+  const dbPath = join(tmp.dir, "processing.db");
+  const inbox: Inbox = createInbox(
+    {
+      store: `sqlite:${dbPath}`,
+      sources: {
+        std: {
+          provider: "standard-webhooks",
+          secrets: [secrets.standard],
+          identity: { orderingKey: "$.key", version: "$.seq" },
+        },
+      },
+      ...config,
+    },
+    { env: {}, ...options },
+  );
+  const now = options.now ?? Date.now;
+  return {
+    inbox,
+    dbPath,
+    dir: tmp.dir,
+    /** Ingests one signed event through the inbox's own request path. */
+    async post(id: string, payload: Record<string, unknown>) {
+      const signed = standardRequest(id, JSON.stringify(payload), new Date(now()));
+      const response = await inbox.handle({
+        method: "POST",
+        url: "/webhooks/std",
+        headers: signed.headers,
+        body: new TextEncoder().encode(signed.body),
+      });
+      if (response.status !== 200)
+        throw new Error(`ingest failed: ${response.status} ${response.body}`);
+      return JSON.parse(response.body) as { eventId: string; duplicate: boolean };
+    },
+    async cleanup() {
+      await inbox.close();
+      tmp.cleanup();
+    },
+  };
+}
