@@ -4,6 +4,15 @@
  */
 
 export {
+  type AdyenOptions,
+  adyenAcceptedResponse,
+  adyenEventKey,
+  adyenIdentity,
+  adyenScheme,
+  adyenSignedData,
+} from "./adyen.ts";
+export { checkPublicUrl, formParams, fullUrl, queryParams } from "./body.ts";
+export {
   asBuffer,
   constantTimeEqual,
   decodeBase64,
@@ -15,6 +24,15 @@ export {
   type SecretEncoding,
 } from "./crypto.js";
 export {
+  type DiscordOptions,
+  discordHandshake,
+  discordIdentity,
+  discordInteractionType,
+  discordOccurredAt,
+  discordPublicKey,
+  discordScheme,
+} from "./discord.ts";
+export {
   type GithubOptions,
   githubEventType,
   githubIdentity,
@@ -22,12 +40,68 @@ export {
   githubScheme,
 } from "./github.js";
 export {
+  type GitlabOptions,
+  gitlabEventId,
+  gitlabIdentity,
+  gitlabOrderingKey,
+  gitlabScheme,
+} from "./gitlab.ts";
+export {
   type HmacOptions,
   hmacScheme,
   parseSignedContent,
   type SignedContentSegment,
 } from "./hmac.js";
-export { findMatchingSecret, readHeader, requireSecrets } from "./match.js";
+export {
+  type HubspotOptions,
+  hubspotDecodeUri,
+  hubspotEventKey,
+  hubspotIdentity,
+  hubspotOrderingKey,
+  hubspotScheme,
+} from "./hubspot.ts";
+export { type IntercomOptions, intercomIdentity, intercomScheme } from "./intercom.ts";
+export { arrayItemSpans, type Span } from "./json-spans.ts";
+export {
+  type LinearOptions,
+  linearEventType,
+  linearIdentity,
+  linearScheme,
+} from "./linear.ts";
+export {
+  findMatchingSecret,
+  findMatchingSecretAmong,
+  readHeader,
+  requireHeader,
+  requireSecrets,
+  requireTimestampHeader,
+  taggedValue,
+  utf8Secret,
+} from "./match.js";
+export {
+  type MercadoPagoOptions,
+  mercadoPagoIdentity,
+  mercadoPagoManifest,
+  mercadoPagoScheme,
+} from "./mercadopago.ts";
+export { type PaddleOptions, paddleIdentity, paddleScheme } from "./paddle.ts";
+export {
+  type ShopifyOptions,
+  shopifyIdentity,
+  shopifyOrderingKey,
+  shopifyScheme,
+} from "./shopify.ts";
+export {
+  type SlackOptions,
+  slackEventId,
+  slackEventType,
+  slackHandshake,
+  slackIdentity,
+  slackOrderingKey,
+  slackScheme,
+} from "./slack.ts";
+export { splitJson } from "./split.ts";
+export { type SquareOptions, squareIdentity, squareScheme } from "./square.ts";
 export {
   type StandardWebhooksOptions,
   standardWebhooksId,
@@ -43,4 +117,29 @@ export {
   parseTimestamp,
   parseTimestampSeconds,
 } from "./timestamps.js";
+export {
+  type TwilioOptions,
+  twilioEventId,
+  twilioEventType,
+  twilioIdentity,
+  twilioOrderingKey,
+  twilioParamString,
+  twilioScheme,
+  twilioUrlVariants,
+} from "./twilio.ts";
+export {
+  parseRfc3339,
+  type TwitchOptions,
+  twitchEventType,
+  twitchHandshake,
+  twitchIdentity,
+  twitchScheme,
+} from "./twitch.ts";
 export type * from "./types.js";
+export {
+  type ZoomOptions,
+  zoomEventKey,
+  zoomHandshake,
+  zoomIdentity,
+  zoomScheme,
+} from "./zoom.ts";

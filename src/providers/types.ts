@@ -44,6 +44,12 @@ export interface IdentityContext {
   readonly headers: HeaderReader;
   /** The parsed JSON body; throws HOOKINBOX_BODY_INVALID_JSON when the body is not JSON. */
   json(): unknown;
+  /**
+   * The raw body bytes (for a split item: the item's bytes). Identity functions of providers
+   * that send form-encoded bodies (Slack slash commands and interactivity, Twilio) read their
+   * fields from here; without it they find no id. Ingest should always set it.
+   */
+  readonly body?: Uint8Array;
 }
 
 /**
@@ -61,9 +67,103 @@ export interface IdentitySpec {
   readonly occurredAt?: IdentityField;
 }
 
-/** A provider scheme bound to one source's options: its verifier and its identity defaults. */
+/**
+ * A response a scheme asks ingest to send as is (same shape as ingest's `InboxResponse`).
+ *
+ * @example
+ * ```ts
+ * const accepted: ProviderResponse = {
+ *   status: 200, headers: { "content-type": "text/plain; charset=utf-8" }, body: "[accepted]",
+ * };
+ * ```
+ */
+export interface ProviderResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/**
+ * The answer to a provider's endpoint handshake (Slack `url_verification`, Zoom
+ * `endpoint.url_validation`, Twitch `webhook_callback_verification`, Discord PING). Ingest sends
+ * it INSTEAD of storing anything: a handshake is not an event.
+ *
+ * @example
+ * ```ts
+ * const answer: HandshakeResponse = { status: 200, headers: { "content-type": "text/plain" }, body: "c0ffee" };
+ * ```
+ */
+export type HandshakeResponse = ProviderResponse;
+
+/**
+ * One event of a batch request (HubSpot arrays, Adyen `notificationItems`). Ingest identifies
+ * and stores each item as its own event: the scheme's identity preset is written against the
+ * ITEM, so `identify(source.identity, headers, item.body)` reads the item, not the batch.
+ *
+ * @example
+ * ```ts
+ * for (const item of scheme.split?.(request) ?? []) {
+ *   const identity = identify(source.identity, headers, item.body); // per item
+ * }
+ * ```
+ */
+export interface SplitItem {
+  /** Position of the item in the batch, from 0. */
+  readonly index: number;
+  /** The item's parsed JSON (equal to `JSON.parse` of `body`). */
+  readonly json: unknown;
+  /** The item's own bytes, sliced verbatim from the raw body (never re-serialised). */
+  readonly body: Uint8Array;
+}
+
+/**
+ * A provider scheme bound to one source's options: its verifier and its identity defaults, and
+ * the optional extension points ingest consults after verification.
+ *
+ * @example
+ * ```ts
+ * const verified = scheme.verifier.verify(request, secrets, now); // throws on a bad signature
+ * const secret = secrets.find((s) => s.index === verified.secretIndex)!;
+ * const answer = scheme.handshake?.(request, verified, secret);  // reply and store nothing
+ * const items = scheme.split?.(request) ?? [wholeBody];           // one event per item
+ * // …store…, then reply scheme.acceptedResponse ?? the default JSON
+ * // rejections: status scheme.rejectionStatus ?? error.status
+ * ```
+ */
 export interface ProviderScheme {
   readonly provider: string;
   readonly verifier: Verifier;
+  /** Identity defaults; for a scheme with `split`, they read one item, not the whole body. */
   readonly identity: IdentitySpec;
+  /**
+   * Answers the provider's endpoint handshake, or returns `undefined` for an ordinary event.
+   * Ingest calls it only AFTER `verifier.verify` succeeded (an unverified handshake is rejected
+   * like any forged request), with the active secret that matched (`secret.index ===
+   * verified.secretIndex`; Zoom MACs its challenge with it). When it returns a response, ingest
+   * sends it and stores nothing. Never throws: a body that is not a well-formed handshake is
+   * an ordinary event (`undefined`).
+   */
+  handshake?(
+    request: SignedRequest,
+    verified: Verified,
+    secret: ActiveSecret,
+  ): HandshakeResponse | undefined;
+  /**
+   * Splits a verified batch request into its events. Ingest calls it after verification (and
+   * after `handshake`), then identifies and stores every item separately under the same receipt;
+   * an empty list means the request carried no event (answer 2xx, store nothing). Throws
+   * HOOKINBOX_BODY_INVALID_JSON when the body is not JSON. Absent: the request is one event.
+   */
+  split?(request: SignedRequest): SplitItem[];
+  /**
+   * What to answer when the request was stored (or was a duplicate), instead of ingest's
+   * default JSON; e.g. Adyen requires the body `[accepted]`. Never used for rejections.
+   */
+  readonly acceptedResponse?: ProviderResponse;
+  /**
+   * The HTTP status for EVERY verification failure of this scheme (signature and timestamp
+   * codes), instead of each code's own status; the code in the body stays exact. Discord
+   * requires 401 for any request it considers unverified and probes endpoints for it.
+   */
+  readonly rejectionStatus?: number;
 }

@@ -10,8 +10,10 @@ import { expect } from "vitest";
 import { type ErrorCode, HookinboxError, hookinboxError } from "../../src/errors.js";
 import type {
   ActiveSecret,
+  HandshakeResponse,
   HeaderReader,
   IdentityContext,
+  ProviderScheme,
   SignedRequest,
   Verified,
   Verifier,
@@ -103,10 +105,27 @@ export function verify(
   return verifier.verify(request, active, nowMs);
 }
 
+/**
+ * What ingest does with a request to a scheme that has handshakes: verify first (a forged
+ * handshake throws like any forged request), then ask the scheme with the matching secret.
+ */
+export function answerHandshake(
+  scheme: ProviderScheme,
+  request: SignedRequest,
+  active: readonly ActiveSecret[],
+  nowMs: number,
+): HandshakeResponse | undefined {
+  const verified = scheme.verifier.verify(request, active, nowMs);
+  const secret = active.find((s) => s.index === verified.secretIndex);
+  if (secret === undefined) throw new Error("verify returned an index that is not active");
+  return scheme.handshake?.(request, verified, secret);
+}
+
 /** A fake IdentityContext over headers and a body string (json() parses it, like ingest). */
 export function identityContext(headers: Headers, body?: string): IdentityContext {
   return {
     headers: headerReader(headers),
+    ...(body === undefined ? {} : { body: new TextEncoder().encode(body) }),
     json() {
       try {
         return JSON.parse(body ?? "");
@@ -151,6 +170,20 @@ export interface Vectors {
     body: string;
     timestamp?: number;
     signature: string;
+  }[];
+  twilio: {
+    authToken: string;
+    url: string;
+    params: Record<string, string>;
+    signature: string;
+  }[];
+  paddle: { secret: string; timestamp: number; body: string; signature: string }[];
+  adyen: { hmacKeyHex: string; signedData: string; signature: string }[];
+  discord: {
+    publicKeyHex: string;
+    timestamp: string;
+    body: string;
+    signatureHex: string;
   }[];
 }
 

@@ -1,0 +1,87 @@
+/**
+ * Shopify: `X-Shopify-Hmac-Sha256: <base64>`, HMAC-SHA256 over the raw body keyed with the
+ * app's client secret (UTF-8). Nothing else is signed and there is no timestamp.
+ */
+
+import { field, jsonOrUndefined, scalarText } from "./body.ts";
+import { decodeBase64, hmac } from "./crypto.ts";
+import { findMatchingSecret, requireHeader, requireSecrets, utf8Secret } from "./match.ts";
+import type { IdentityContext, IdentitySpec, ProviderScheme, Verified } from "./types.ts";
+
+/**
+ * Options of the Shopify scheme (none yet; kept for symmetry with the other schemes).
+ *
+ * @example
+ * ```ts
+ * const options: ShopifyOptions = {};
+ * ```
+ */
+export type ShopifyOptions = Record<string, never>;
+
+const HEADER = "x-shopify-hmac-sha256";
+
+/**
+ * Shopify ordering key: the resource's `admin_graphql_api_id` (`gid://shopify/Order/1`, unique
+ * across resource types), else its numeric `id` as text. Non-JSON bodies have none.
+ *
+ * @example
+ * ```ts
+ * shopifyOrderingKey(ctx); // "gid://shopify/Order/820982911946154508"
+ * ```
+ */
+export function shopifyOrderingKey(context: IdentityContext): string | undefined {
+  const body = jsonOrUndefined(context);
+  return scalarText(field(body, "admin_graphql_api_id")) ?? scalarText(field(body, "id"));
+}
+
+/**
+ * Where a Shopify event's identity lives: the webhook id header (stable across retries of one
+ * delivery), the topic header as type (`orders/create`), the triggered-at header, the resource
+ * from {@link shopifyOrderingKey}, and the resource's `updated_at` as version.
+ *
+ * @example
+ * ```ts
+ * shopifyIdentity.id; // "header:x-shopify-webhook-id"
+ * ```
+ */
+export const shopifyIdentity: IdentitySpec = Object.freeze({
+  id: "header:x-shopify-webhook-id",
+  type: "header:x-shopify-topic",
+  occurredAt: "header:x-shopify-triggered-at",
+  orderingKey: shopifyOrderingKey,
+  version: "$.updated_at",
+});
+
+/**
+ * The Shopify scheme. Verification, in order:
+ * 1. no active secret → HOOKINBOX_SOURCE_NO_ACTIVE_SECRET;
+ * 2. header absent or blank → HOOKINBOX_SIGNATURE_MISSING;
+ * 3. every active secret is tried (Shopify may take an hour to switch to a new secret, so list
+ *    both); a value that is not canonical base64 matches nothing; no match →
+ *    HOOKINBOX_SIGNATURE_MISMATCH.
+ *
+ * @example
+ * ```ts
+ * const scheme = shopifyScheme();
+ * scheme.verifier.verify(request, [{ index: 0, value: "shpss_…" }], Date.now());
+ * ```
+ */
+export function shopifyScheme(_options: ShopifyOptions = {}): ProviderScheme {
+  return {
+    provider: "shopify",
+    identity: shopifyIdentity,
+    verifier: {
+      verify(request, secrets): Verified {
+        requireSecrets(secrets);
+        const digest = decodeBase64(requireHeader(request.headers, HEADER));
+        const secretIndex = findMatchingSecret(
+          secrets,
+          utf8Secret,
+          (key) => hmac("sha256", key, [request.body]),
+          digest === undefined ? [] : [digest],
+        );
+        return { secretIndex };
+      },
+    },
+  };
+}
