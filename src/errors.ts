@@ -7,7 +7,7 @@
 const registry = {
   // ingest: routing and transport
   HOOKINBOX_ROUTE_NOT_FOUND: { status: 404, message: "No such route" },
-  HOOKINBOX_METHOD_NOT_ALLOWED: { status: 405, message: "Webhooks must be sent with POST" },
+  HOOKINBOX_METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed" },
   HOOKINBOX_SOURCE_NOT_FOUND: { status: 404, message: "Unknown source" },
   HOOKINBOX_BODY_TOO_LARGE: { status: 413, message: "Request body is over the size limit" },
   HOOKINBOX_BODY_TIMEOUT: { status: 408, message: "Request body was not received in time" },
@@ -58,6 +58,10 @@ const registry = {
     message: "Only dead-lettered deliveries can be retried",
   },
   HOOKINBOX_EFFECT_NOT_FOUND: { status: 404, message: "No such effect" },
+  HOOKINBOX_EFFECT_NOT_HELD: {
+    status: 409,
+    message: "Only an effect held for a human can be resolved by hand",
+  },
   HOOKINBOX_EFFECT_HELD: {
     status: 409,
     message: "An earlier claim of this effect went stale; it is held for a human to resolve",

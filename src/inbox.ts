@@ -36,6 +36,8 @@ export interface InboxOptions {
 export interface Inbox {
   readonly config: ResolvedConfig;
   readonly store: Store;
+  /** The inbox's clock (ms since the epoch). */
+  now(): number;
   /** Resolves once migrations have run; `handle` waits for it by itself. */
   ready(): Promise<void>;
   /**
@@ -134,6 +136,7 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
   const inbox: Inbox = {
     config: resolved,
     store,
+    now,
     ready: () => migrated,
     handleWebhook,
     async handle(request) {

@@ -36,9 +36,10 @@ function eventJson(event: EventDetail) {
 
 function parseLimit(value: string | null): number | undefined {
   if (value === null) return undefined;
-  if (!/^\d+$/.test(value))
+  const limit = Number(value);
+  if (!/^\d+$/.test(value) || limit < 1 || limit > 500)
     throw hookinboxError("HOOKINBOX_QUERY_INVALID", "limit must be an integer from 1 to 500");
-  return Number(value);
+  return limit;
 }
 
 function parseTime(value: unknown, name: string): number | undefined {
@@ -183,7 +184,8 @@ const routes: Array<{ method: string; path: RegExp; run: Route }> = [
     method: "POST",
     path: /^\/api\/effects\/([^/]+)\/resolve$/,
     run: async (m, _u, body, { inbox }) => {
-      const resolution = jsonBody(body).resolution;
+      const input = jsonBody(body);
+      const resolution = input.resolution;
       if (resolution !== "done" && resolution !== "release") {
         throw hookinboxError(
           "HOOKINBOX_QUERY_INVALID",
@@ -193,7 +195,8 @@ const routes: Array<{ method: string; path: RegExp; run: Route }> = [
       const effect = await inbox.store.resolveEffect(
         decodeURIComponent(m[1]!),
         resolution,
-        Date.now(),
+        inbox.now(),
+        input.result,
       );
       if (!effect) throw hookinboxError("HOOKINBOX_EFFECT_NOT_FOUND");
       return jsonResponse(200, effect);
@@ -209,7 +212,7 @@ const routes: Array<{ method: string; path: RegExp; run: Route }> = [
       return jsonResponse(
         200,
         await inbox.store.stuck({
-          now: Date.now(),
+          now: inbox.now(),
           olderThanMs,
           limit: parseLimit(url.searchParams.get("limit")) ?? 50,
         }),

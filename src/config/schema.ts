@@ -1,4 +1,7 @@
 import { z } from "zod";
+import type { Handler } from "../handlers/types.ts";
+import type { DeadLetterAlert } from "../store/queue-types.ts";
+import type { EffectHeldAlert } from "./resolve.ts";
 import { parseDuration, parseSize } from "./units.ts";
 
 const duration = z.union([z.number(), z.string()]).refine((v) => parseDuration(v) !== undefined, {
@@ -79,10 +82,8 @@ export const sourceSchema = z.discriminatedUnion("provider", [
     }),
 ]);
 
-const fn = (what: string) =>
-  z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", {
-    message: `expected a function ${what}`,
-  });
+const fn = <F extends (...args: never[]) => unknown>(what: string) =>
+  z.custom<F>((v) => typeof v === "function", { message: `expected a function ${what}` });
 
 /** Retry policy: delays between tries (the last repeats), how many tries in all, and jitter. */
 export const retrySchema = z.strictObject({
@@ -98,7 +99,9 @@ const handlerOptionsSchema = z.strictObject({
   onDeadLetter: z.enum(["block", "continue"]).optional(),
 });
 
-const handlerFn = fn("(event, ctx) => …");
+// Typed so that handlers written inline in defineConfig get `event` and `ctx` types.
+// biome-ignore lint/suspicious/noExplicitAny: a handler may declare any payload type.
+const handlerFn = fn<Handler<any>>("(event, ctx) => …");
 
 /** A handler pattern: "source:type" with `*` wildcards, or "*" for everything. */
 export const handlerPattern = z.string().regex(/^(\*|(\*|[a-z0-9][a-z0-9_-]*):[^\s]+)$/i, {
@@ -143,8 +146,8 @@ export const configSchema = z.strictObject({
     .optional(),
   alerts: z
     .strictObject({
-      onDeadLetter: fn("(alert) => …").optional(),
-      onEffectHeld: fn("(alert) => …").optional(),
+      onDeadLetter: fn<(alert: DeadLetterAlert) => unknown>("(alert) => …").optional(),
+      onEffectHeld: fn<(alert: EffectHeldAlert) => unknown>("(alert) => …").optional(),
     })
     .optional(),
   sources: z

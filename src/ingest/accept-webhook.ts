@@ -71,7 +71,9 @@ export async function acceptWebhook(
   };
 
   if (request.method.toUpperCase() !== "POST") {
-    return reject(hookinboxError("HOOKINBOX_METHOD_NOT_ALLOWED"));
+    return reject(
+      hookinboxError("HOOKINBOX_METHOD_NOT_ALLOWED", "webhooks must be sent with POST"),
+    );
   }
   if (request.bodyError) return reject(request.bodyError);
   if (request.body.byteLength > context.bodyLimit) {

@@ -233,7 +233,7 @@ export interface QueueStore {
   /** The earliest `runAt` of a pending delivery, or null. */
   nextDueAt(): Promise<number | null>;
   listDeliveries(query: DeliveryQuery): Promise<DeliveryPage>;
-  /** Puts a dead (or stale) delivery back to pending now, with its attempt budget reset. */
+  /** Puts a dead-lettered delivery back to pending now, with a fresh attempt budget. */
   retryDelivery(id: string, now: number): Promise<DeliveryView | null>;
   /** New deliveries flagged as replays; the originals are never touched. */
   replayEvent(input: ReplayInput): Promise<DeliveryView[]>;
@@ -253,11 +253,16 @@ export interface QueueStore {
   completeEffect(effectId: string, claimant: string, result: unknown, now: number): Promise<void>;
   /** Drops a claim whose function threw, so the next try runs it again. */
   releaseEffect(effectId: string, claimant: string): Promise<void>;
-  /** Resolves a held effect by hand: `done` (it happened) or `release` (run it again). */
+  /**
+   * Resolves a held effect by hand: `done` (it happened; `result` is what later runs get back) or
+   * `release` (run it again). Null when there is no such effect; HOOKINBOX_EFFECT_NOT_HELD when it
+   * is not held (a live claim is never touched).
+   */
   resolveEffect(
     effectId: string,
     resolution: "done" | "release",
     now: number,
+    result?: unknown,
   ): Promise<EffectView | null>;
   listEffects(query: {
     status?: "processing" | "done" | "held";

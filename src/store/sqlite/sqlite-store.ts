@@ -361,9 +361,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       await write(() => effects.release(effectId, claimant));
     },
 
-    resolveEffect(effectId, resolution, at) {
+    resolveEffect(effectId, resolution, at, result) {
       const { effects } = operations();
-      return write(() => effects.resolve(effectId, resolution, at));
+      return write(() => effects.resolve(effectId, resolution, at, result));
     },
 
     listEffects(query) {

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { hookinboxError } from "../../../errors.ts";
 import { ulid } from "../../../ids.ts";
 import type { EffectClaim, EffectClaimInput, EffectView } from "../../queue-types.ts";
 
@@ -88,9 +89,9 @@ export function prepareEffects(db: Database.Database) {
   const release = db.prepare(releaseSql);
   const byId = db.prepare<[string], EffectRow>(`SELECT ${viewColumns} FROM effects WHERE id = ?`);
   const markDone = db.prepare(
-    "UPDATE effects SET status = 'done', claimant = NULL, completed_at = ? WHERE id = ? AND status <> 'done'",
+    "UPDATE effects SET status = 'done', claimant = NULL, result = ?, completed_at = ? WHERE id = ? AND status = 'held'",
   );
-  const drop = db.prepare("DELETE FROM effects WHERE id = ? AND status <> 'done'");
+  const drop = db.prepare("DELETE FROM effects WHERE id = ? AND status = 'held'");
   return {
     claim(input: EffectClaimInput): EffectClaim {
       const now = Math.floor(input.now);
@@ -128,13 +129,29 @@ export function prepareEffects(db: Database.Database) {
     release(effectId: string, claimant: string): void {
       release.run(effectId, claimant);
     },
-    resolve(effectId: string, resolution: "done" | "release", now: number): EffectView | null {
+    /** Resolves a held effect; null when there is none; throws when it is not held. */
+    resolve(
+      effectId: string,
+      resolution: "done" | "release",
+      now: number,
+      result?: unknown,
+    ): EffectView | null {
       const row = byId.get(effectId);
       if (!row) return null;
-      if (resolution === "done") markDone.run(Math.floor(now), effectId);
-      else drop.run(effectId);
-      const after = byId.get(effectId);
-      return after ? toView(after) : { ...toView(row), status: "processing", claims: 0 };
+      if (row.status !== "held") {
+        throw hookinboxError("HOOKINBOX_EFFECT_NOT_HELD", `effect is ${row.status}`);
+      }
+      if (resolution === "done") {
+        markDone.run(
+          result === undefined ? null : JSON.stringify(result),
+          Math.floor(now),
+          effectId,
+        );
+        return toView(byId.get(effectId)!);
+      }
+      drop.run(effectId);
+      // Released: the row is gone and the next try claims the effect afresh.
+      return { ...toView(row), status: "processing", claims: 0, claimedAt: null };
     },
     list(query: { status?: "processing" | "done" | "held"; eventId?: string }): EffectView[] {
       const where: string[] = [];

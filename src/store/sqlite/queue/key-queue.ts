@@ -14,10 +14,14 @@ const headSql = `
 const unblockSql =
   "UPDATE deliveries SET status = 'pending', updated_at = ? WHERE id = ? AND status = 'blocked'";
 
+// A dead delivery stops counting once a later delivery of the same target (a replay or a retry
+// of it) is done: the event is then done.
 const refreshEventSql = `
   UPDATE events SET status = CASE
     WHEN EXISTS (SELECT 1 FROM deliveries WHERE event_id = @eventId AND status IN ('pending', 'blocked', 'running')) THEN 'pending'
-    WHEN EXISTS (SELECT 1 FROM deliveries WHERE event_id = @eventId AND status = 'dead') THEN 'dead'
+    WHEN EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = @eventId AND d.status = 'dead'
+                 AND NOT EXISTS (SELECT 1 FROM deliveries r WHERE r.event_id = d.event_id AND r.target = d.target
+                                 AND r.id > d.id AND r.status IN ('done', 'stale'))) THEN 'dead'
     ELSE 'done' END
   WHERE id = @eventId`;
 

@@ -7,6 +7,12 @@ const eventSql = "SELECT id, source, type, ordering_key, version FROM events WHE
 const latestSql =
   "SELECT id FROM deliveries WHERE event_id = ? AND target = ? ORDER BY id DESC LIMIT 1";
 
+// A replay supersedes a dead original that blocks its key: otherwise the replay would wait
+// behind the very delivery it replaces.
+const supersedeSql = `
+  UPDATE deliveries SET blocks_key = 0, updated_at = ?
+  WHERE event_id = ? AND target = ? AND status = 'dead' AND blocks_key = 1`;
+
 /** The WHERE terms of a bulk replay filter (named parameters are the filter's own keys). */
 function filterTerms(filter: ReplayFilter): string[] {
   const terms: string[] = [];
@@ -42,23 +48,26 @@ export interface ReplayableEvent {
 export function prepareReplay(db: Database.Database) {
   const event = db.prepare<[string], ReplayableEvent>(eventSql);
   const latest = db.prepare<[string, string], { id: string }>(latestSql);
+  const supersede = db.prepare<[number, string, string]>(supersedeSql);
   const create = prepareCreateDeliveries(db);
   const follow = prepareFollowUps(db);
   const pages = new Map<string, Database.Statement<[Record<string, unknown>], ReplayableEvent>>();
   const replayInto = (e: ReplayableEvent, targets: readonly string[], now: number): string[] => {
-    const ids = targets.map((target) =>
-      create(
+    const ids = targets.map((target) => {
+      const replayOf = latest.get(e.id, target)?.id ?? null;
+      supersede.run(Math.floor(now), e.id, target);
+      return create(
         {
           eventId: e.id,
           target,
           orderingKey: e.ordering_key,
           version: e.version,
           isReplay: true,
-          replayOf: latest.get(e.id, target)?.id ?? null,
+          replayOf,
         },
         now,
-      ),
-    );
+      );
+    });
     if (ids.length > 0) follow.refreshEventStatus(e.id);
     return ids;
   };
