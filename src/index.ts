@@ -23,7 +23,33 @@ export {
   standardWebhooks,
   stripe,
 } from "./config/index.ts";
+export type { EffectHeldAlert } from "./config/resolve.ts";
 export { type ErrorCode, errorCodes, HookinboxError, isHookinboxError } from "./errors.ts";
+export {
+  EffectHeldError,
+  IllegalTransitionError,
+  isPermanent,
+  PermanentError,
+} from "./handlers/errors.ts";
+export { idempotencyKey } from "./handlers/idempotency-key.ts";
+export { type StateMachine, stateMachine, type Transitions } from "./handlers/state-machine.ts";
+export type {
+  EffectOptions,
+  Handler,
+  HandlerContext,
+  HandlerEvent,
+} from "./handlers/types.ts";
 export { createInbox, type Inbox, type InboxOptions } from "./inbox.ts";
 export type { InboxRequest, InboxResponse } from "./ingest/request.ts";
+export type { Worker } from "./queue/worker.ts";
+export type {
+  AttemptView,
+  DeadLetterAlert,
+  DeliveryStatus,
+  DeliveryView,
+  EffectView,
+  ReplayFilter,
+  StuckReport,
+  TransactionClient,
+} from "./store/queue-types.ts";
 export type { EventDetail, EventIdentity, EventSummary, Store } from "./store/types.ts";

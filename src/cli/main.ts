@@ -1,9 +1,13 @@
 import { isHookinboxError } from "../errors.ts";
 import type { CliContext } from "./context.ts";
+import { dlqCommand } from "./dlq.ts";
+import { effectsCommand } from "./effects.ts";
 import { eventsCommand } from "./events.ts";
 import { migrateCommand } from "./migrate.ts";
+import { replayCommand } from "./replay.ts";
 import { sendCommand } from "./send.ts";
 import { startCommand } from "./start.ts";
+import { stuckCommand } from "./stuck.ts";
 
 const usage = `hookinbox: an inbox for webhooks
 
@@ -13,6 +17,13 @@ Usage:
   hookinbox events list [--source S] [--type T] [--status S] [--limit N] [--cursor C] [--json]
   hookinbox events show <id> [--json]
   hookinbox send <source> [--url URL] [--type T]          sign and post a test event
+  hookinbox replay <eventId> [--target T ...] [--json]    re-deliver one event (new deliveries, flagged replay)
+  hookinbox replay --filter source=S,type=T,status=S,from=ISO,to=ISO [--target T ...] [--json]
+  hookinbox dlq list [--target T] [--limit N] [--cursor C] [--json]   dead-lettered deliveries
+  hookinbox dlq retry <deliveryId> | --all [--target T]   put dead deliveries back in the queue
+  hookinbox stuck [--older-than 1h] [--limit N] [--json]  what needs a human (exit 1 when anything does)
+  hookinbox effects list [--status held|processing|done] [--event E] [--json]
+  hookinbox effects resolve <effectId> --done|--release   settle an effect held for a human
 
 Config: hookinbox.config.ts | .mjs | .js | .json in the current folder, or --config.
 `;
@@ -46,6 +57,14 @@ export async function main(
         return await eventsCommand(ctx, args);
       case "send":
         return await sendCommand(ctx, args);
+      case "replay":
+        return await replayCommand(ctx, args);
+      case "dlq":
+        return await dlqCommand(ctx, args);
+      case "stuck":
+        return await stuckCommand(ctx, args);
+      case "effects":
+        return await effectsCommand(ctx, args);
       case undefined:
       case "help":
       case "--help":
