@@ -80,8 +80,8 @@ const webhookPath = /^\/webhooks\/([^/?#]+)\/?$/;
  */
 export function createInbox(config: unknown, options: InboxOptions = {}): Inbox {
   const resolved = resolveConfig(config, options.env ?? process.env);
-  const store = options.store ?? openStore(resolved.store);
   const logger = options.logger ?? silentLogger();
+  const store = options.store ?? openStore(resolved.store, { logger });
   const now = options.now ?? Date.now;
   const migrated = store.migrate().then(() => undefined);
   migrated.catch(() => {

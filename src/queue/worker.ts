@@ -261,6 +261,9 @@ export function startWorker(options: WorkerOptions): Worker {
   );
   rescue.unref?.();
 
+  // Other processes' commits wake this worker where the store can tell (PostgreSQL NOTIFY).
+  const unsubscribe = store.onDeliveries?.(() => void pump());
+
   void store.rescueExpiredLeases(now()).catch(() => undefined);
   alertDeadLetters();
   void pump();
@@ -277,6 +280,7 @@ export function startWorker(options: WorkerOptions): Worker {
     async stop(timeoutMs = 30_000) {
       if (stopping) return;
       stopping = true;
+      unsubscribe?.();
       if (timer) clearTimeout(timer);
       clearInterval(heartbeat);
       clearInterval(rescue);

@@ -1,16 +1,18 @@
 import { hookinboxError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { openPostgresStore } from "./postgres/postgres-store.ts";
 import { openSqliteStore, type SqliteStoreOptions } from "./sqlite/sqlite-store.ts";
 import type { Store } from "./types.ts";
 
 const acceptedForms =
-  'use "sqlite:./relative/path.db", "sqlite:/absolute/path.db" or "sqlite::memory:" (tests only)';
+  'use "sqlite:./relative/path.db", "sqlite:/absolute/path.db", "sqlite::memory:" (tests only) or "postgres://user@host:5432/db?schema=hookinbox"';
 
 /**
  * Parses a store URL into what it names, without opening anything.
  *
  * - `sqlite:./path.db`, `sqlite:path.db` (relative to the working directory), `sqlite:/abs/path.db`
  * - `sqlite::memory:`: an in-memory database, NOT durable (tests only)
- * - `postgres://…` / `postgresql://…`: recognised, but not supported yet
+ * - `postgres://…` / `postgresql://…`: PostgreSQL (`?schema=`, `?pool=`)
  *
  * Anything else throws HOOKINBOX_STORE_URL_INVALID naming the accepted forms.
  *
@@ -20,14 +22,11 @@ const acceptedForms =
  * parseStoreUrl("mysql://db"); // throws HookinboxError HOOKINBOX_STORE_URL_INVALID
  * ```
  */
-export function parseStoreUrl(url: string): { kind: "sqlite"; path: string } {
+export function parseStoreUrl(
+  url: string,
+): { kind: "sqlite"; path: string } | { kind: "postgres"; url: string } {
   const trimmed = url.trim();
-  if (/^postgres(ql)?:\/\//i.test(trimmed)) {
-    throw hookinboxError(
-      "HOOKINBOX_STORE_URL_INVALID",
-      `PostgreSQL support is coming in a later release; for now ${acceptedForms}`,
-    );
-  }
+  if (/^postgres(ql)?:\/\//i.test(trimmed)) return { kind: "postgres", url: trimmed };
   const match = /^sqlite:(.*)$/i.exec(trimmed);
   const rest = match?.[1];
   if (rest === undefined || rest === "") {
@@ -53,7 +52,12 @@ export function parseStoreUrl(url: string): { kind: "sqlite"; path: string } {
  * await store.migrate();
  * ```
  */
-export function openStore(url: string, options: Omit<SqliteStoreOptions, "path"> = {}): Store {
+export function openStore(
+  url: string,
+  options: Omit<SqliteStoreOptions, "path"> & { logger?: Logger } = {},
+): Store {
   const parsed = parseStoreUrl(url);
-  return openSqliteStore({ ...options, path: parsed.path });
+  if (parsed.kind === "postgres") return openPostgresStore(parsed.url, { logger: options.logger });
+  const { logger: _logger, ...sqliteOptions } = options;
+  return openSqliteStore({ ...sqliteOptions, path: parsed.path });
 }

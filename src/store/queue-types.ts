@@ -272,4 +272,10 @@ export interface QueueStore {
   pendingDeadLetterAlerts(limit: number): Promise<DeadLetterAlert[]>;
   markAlerted(deliveryIds: readonly string[], now: number): Promise<void>;
   stuck(input: { now: number; olderThanMs: number; limit: number }): Promise<StuckReport>;
+  /**
+   * Calls `listener` when deliveries were created anywhere in the cluster (PostgreSQL
+   * LISTEN/NOTIFY). Stores serving one process leave it out: the inbox wakes its workers itself.
+   * Returns the unsubscribe function.
+   */
+  onDeliveries?(listener: () => void): () => void;
 }

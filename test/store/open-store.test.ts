@@ -32,12 +32,9 @@ describe("parseStoreUrl / openStore", () => {
     expect(parseStoreUrl("sqlite::memory:")).toEqual({ kind: "sqlite", path: ":memory:" });
   });
 
-  it("refuses PostgreSQL URLs for now, saying support is coming", () => {
-    for (const url of ["postgres://u:p@localhost/db", "postgresql://localhost/db"]) {
-      const error = thrown(() => openStore(url));
-      expect(isHookinboxError(error, "HOOKINBOX_STORE_URL_INVALID")).toBe(true);
-      expect((error as Error).message).toMatch(/PostgreSQL support is coming/);
-      expect((error as Error).message).not.toMatch(/u:p/);
+  it("recognises PostgreSQL URLs without connecting", () => {
+    for (const url of ["postgres://u:p@localhost/db", "postgresql://localhost/db?schema=inbox"]) {
+      expect(parseStoreUrl(url)).toEqual({ kind: "postgres", url });
     }
   });
 

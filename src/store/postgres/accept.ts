@@ -1,0 +1,139 @@
+import type pg from "pg";
+import { ulid } from "../../ids.ts";
+import type { AcceptInput, AcceptResult, RejectionInput } from "../types.ts";
+import { withRetry } from "./connection.ts";
+
+// One statement, one round trip, one commit: the event (unless (source, dedup_key) exists), its
+// receipt, its deliveries, and a NOTIFY for workers on every node when deliveries were created.
+// The UNIQUE constraint alone decides duplicates.
+const acceptSql = `
+  WITH ins AS (
+    INSERT INTO events (id, source, dedup_key, type, occurred_at, ordering_key, version, status,
+                        received_at, body, headers, secret_index)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12)
+    ON CONFLICT (source, dedup_key) DO NOTHING
+    RETURNING id
+  ), ev AS (
+    SELECT id, false AS duplicate FROM ins
+    UNION ALL
+    SELECT e.id, true FROM events e WHERE e.source = $2 AND e.dedup_key = $3 AND NOT EXISTS (SELECT 1 FROM ins)
+  ), rc AS (
+    INSERT INTO receipts (id, event_id, source, received_at, duplicate, remote_address, size, secret_index)
+    SELECT $13, ev.id, $2, $9, ev.duplicate, $14, $15, $12 FROM ev
+  ), dl AS (
+    INSERT INTO deliveries (id, event_id, target, ordering_key, order_version, version, status, run_at,
+                            created_at, updated_at)
+    SELECT t.id, ins.id, t.target, $6, coalesce($7, -1e308), $7, 'pending', $9, $9, $9
+    FROM ins CROSS JOIN unnest($16::text[], $17::text[]) AS t (id, target)
+    RETURNING 1
+  ), notified AS (
+    SELECT pg_notify($18, '') FROM (SELECT 1 FROM dl LIMIT 1) AS any_delivery
+  )
+  SELECT ev.id, ev.duplicate, (SELECT count(*) FROM dl)::int AS deliveries,
+         (SELECT count(*) FROM notified)::int AS notified
+  FROM ev`;
+
+// The conflicting row was committed by a concurrent accept after this statement's snapshot was
+// taken, so the CTE above could not see it; a new statement can.
+const duplicateReceiptSql = `
+  INSERT INTO receipts (id, event_id, source, received_at, duplicate, remote_address, size, secret_index)
+  SELECT $1, e.id, $2, $4, true, $5, $6, $7 FROM events e WHERE e.source = $2 AND e.dedup_key = $3
+  RETURNING event_id`;
+
+const rejectionSql = `
+  INSERT INTO receipts (id, event_id, source, received_at, duplicate, remote_address, status, code, size, header_names)
+  VALUES ($1, NULL, $2, $3, false, $4, $5, $6, $7, $8::jsonb)`;
+
+/**
+ * Stores a receipt and, unless it exists, the event and its deliveries, in one statement that
+ * commits before it resolves. PostgreSQL shares WAL flushes between concurrent commits, so
+ * concurrent accepts are group-committed by the server.
+ *
+ * @example
+ * ```ts
+ * const result = await acceptPostgres(pool, "hookinbox_deliveries", input);
+ * ```
+ */
+export async function acceptPostgres(
+  pool: pg.Pool,
+  channel: string,
+  input: AcceptInput,
+): Promise<AcceptResult> {
+  const { identity } = input;
+  const receivedAt = Math.floor(input.receivedAt);
+  const targets = input.targets ?? [];
+  const body = Buffer.isBuffer(input.body)
+    ? input.body
+    : Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength);
+  const receiptId = `rcp_${ulid(receivedAt)}`;
+  const params = [
+    `evt_${ulid(receivedAt)}`,
+    input.source,
+    identity.dedupKey,
+    identity.type,
+    identity.occurredAt === null ? null : Math.floor(identity.occurredAt),
+    identity.orderingKey,
+    identity.version,
+    targets.length > 0 ? "pending" : "ignored",
+    receivedAt,
+    body,
+    JSON.stringify(input.headers),
+    input.secretIndex,
+    receiptId,
+    input.remoteAddress,
+    input.body.byteLength,
+    targets.map(() => `dlv_${ulid(receivedAt)}`),
+    targets,
+    channel,
+  ];
+  return withRetry(async () => {
+    const result = await pool.query<{ id: string; duplicate: boolean; deliveries: number }>({
+      name: "hookinbox_accept",
+      text: acceptSql,
+      values: params,
+    });
+    const row = result.rows[0];
+    if (row)
+      return { eventId: row.id, receiptId, duplicate: row.duplicate, deliveries: row.deliveries };
+    const raced = await pool.query<{ event_id: string }>({
+      name: "hookinbox_accept_raced",
+      text: duplicateReceiptSql,
+      values: [
+        receiptId,
+        input.source,
+        identity.dedupKey,
+        receivedAt,
+        input.remoteAddress,
+        input.body.byteLength,
+        input.secretIndex,
+      ],
+    });
+    const eventId = raced.rows[0]?.event_id;
+    if (!eventId) throw new Error("accept: conflicting event row not found");
+    return { eventId, receiptId, duplicate: true, deliveries: 0 };
+  });
+}
+
+/**
+ * Records a rejected request's metadata (never its body).
+ *
+ * @example
+ * ```ts
+ * await recordRejectionPostgres(pool, rejection);
+ * ```
+ */
+export async function recordRejectionPostgres(pool: pg.Pool, input: RejectionInput): Promise<void> {
+  const at = Math.floor(input.receivedAt);
+  await withRetry(() =>
+    pool.query(rejectionSql, [
+      `rcp_${ulid(at)}`,
+      input.source,
+      at,
+      input.remoteAddress,
+      input.status,
+      input.code,
+      input.size,
+      JSON.stringify(input.headerNames),
+    ]),
+  );
+}

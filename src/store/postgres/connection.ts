@@ -1,0 +1,152 @@
+import pg from "pg";
+import { hookinboxError, isHookinboxError } from "../../errors.ts";
+
+/** What a `postgres://` store URL says, with hookinbox's own parameters taken out. */
+export interface PostgresUrl {
+  /** The URL for the `pg` driver, without hookinbox's parameters. */
+  readonly connectionString: string;
+  /** Schema holding hookinbox's tables (`?schema=`, default `hookinbox`). */
+  readonly schema: string;
+  /** Pool size (`?pool=`, default 10). */
+  readonly poolSize: number;
+}
+
+/**
+ * Parses `postgres://user@host:5432/db?schema=hookinbox&pool=20`.
+ *
+ * @example
+ * ```ts
+ * parsePostgresUrl("postgres://localhost/app?schema=inbox"); // { schema: "inbox", poolSize: 10, … }
+ * ```
+ */
+export function parsePostgresUrl(url: string): PostgresUrl {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw hookinboxError("HOOKINBOX_STORE_URL_INVALID", "not a valid postgres:// URL");
+  }
+  const schema = parsed.searchParams.get("schema") ?? "hookinbox";
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw hookinboxError(
+      "HOOKINBOX_STORE_URL_INVALID",
+      "schema must be a lower-case identifier (a-z, 0-9, _)",
+    );
+  }
+  const poolSize = Number(parsed.searchParams.get("pool") ?? 10);
+  if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1000) {
+    throw hookinboxError("HOOKINBOX_STORE_URL_INVALID", "pool must be an integer from 1 to 1000");
+  }
+  parsed.searchParams.delete("schema");
+  parsed.searchParams.delete("pool");
+  return { connectionString: parsed.toString(), schema, poolSize };
+}
+
+// SQLSTATEs worth a quick retry: serialization failure, deadlock, admin/crash shutdown, cannot
+// connect now, and the connection exception class.
+const retryableStates = new Set([
+  "40001",
+  "40P01",
+  "57P01",
+  "57P02",
+  "57P03",
+  "08000",
+  "08001",
+  "08003",
+  "08004",
+  "08006",
+]);
+const retryableCodes = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENOTFOUND",
+]);
+
+/**
+ * Whether an error is transient: a conflict to retry or a connection that broke or could not open.
+ *
+ * @example
+ * ```ts
+ * if (isRetryable(error)) await sleep(50);
+ * ```
+ */
+export function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && (retryableStates.has(code) || retryableCodes.has(code)))
+    return true;
+  const message = String((error as { message?: unknown } | null)?.message ?? "");
+  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(
+    message,
+  );
+}
+
+const delays = [25, 100, 400];
+
+/**
+ * Runs `work`, retrying transient PostgreSQL errors with a short backoff (25, 100, 400 ms); a
+ * final failure becomes HOOKINBOX_STORE_UNAVAILABLE, so ingest answers 503 and providers retry.
+ * Only for work that is safe to repeat (every store operation is: accepts deduplicate, and a
+ * queue change whose reply was lost is caught by its lease guard).
+ *
+ * @example
+ * ```ts
+ * const rows = await withRetry(() => pool.query(sql, params));
+ * ```
+ */
+export async function withRetry<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (isHookinboxError(error)) throw error;
+      if (!isRetryable(error)) {
+        if (typeof (error as { code?: unknown }).code === "string") {
+          throw hookinboxError(
+            "HOOKINBOX_STORE_UNAVAILABLE",
+            `PostgreSQL error ${(error as { code: string }).code}`,
+            error,
+          );
+        }
+        throw error;
+      }
+      const delay = delays[attempt];
+      if (delay === undefined)
+        throw hookinboxError("HOOKINBOX_STORE_UNAVAILABLE", "PostgreSQL is unreachable", error);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+/**
+ * A pool whose connections use the store's schema. Idle-connection errors (a restarted server)
+ * are absorbed: the pool replaces the connection on next use.
+ *
+ * @example
+ * ```ts
+ * const pool = createPool(parsePostgresUrl(url), (e) => logger.warn(e));
+ * ```
+ */
+export function createPool(url: PostgresUrl, onIdleError: (error: Error) => void): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url.connectionString,
+    max: url.poolSize,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30_000,
+    options: `-c search_path=${url.schema}`,
+    application_name: "hookinbox",
+    // Times are bigint ms: read int8 as a JS number (exact up to 2^53) on this pool only, so the
+    // process-wide pg defaults other code relies on stay untouched. `tx.query` results in
+    // handlers follow the same rule.
+    types: {
+      getTypeParser: ((oid: number, format?: "text" | "binary") =>
+        oid === 20
+          ? (value: string) => Number(value)
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  pool.on("error", onIdleError);
+  return pool;
+}

@@ -1,0 +1,158 @@
+import type pg from "pg";
+import { hookinboxError } from "../../errors.ts";
+import type { AttemptView, DeliveryPage, DeliveryQuery, DeliveryView } from "../queue-types.ts";
+import { decodeCursor, encodeCursor, pageLimit } from "../sqlite/list-events.ts";
+import { withRetry } from "./connection.ts";
+
+const columns = `id, event_id, target, status, ordering_key, version, attempts, run_at, lease_owner,
+  lease_expires_at, last_error, is_replay, replay_of, created_at, completed_at`;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+
+// biome-ignore lint/suspicious/noExplicitAny: rows come untyped from pg.
+function toView(row: any, attemptLog?: AttemptView[]): DeliveryView {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    target: row.target,
+    status: row.status,
+    orderingKey: row.ordering_key,
+    version: row.version,
+    attempts: row.attempts,
+    runAt: iso(row.run_at),
+    leaseOwner: row.lease_owner,
+    leaseExpiresAt: isoOrNull(row.lease_expires_at),
+    lastError: row.last_error,
+    isReplay: row.is_replay,
+    replayOf: row.replay_of,
+    createdAt: iso(row.created_at),
+    completedAt: isoOrNull(row.completed_at),
+    ...(attemptLog ? { attemptLog } : {}),
+  };
+}
+
+async function attemptLogs(
+  pool: pg.Pool,
+  ids: readonly string[],
+): Promise<Map<string, AttemptView[]>> {
+  const logs = new Map<string, AttemptView[]>();
+  if (ids.length === 0) return logs;
+  const { rows } = await withRetry(() =>
+    pool.query(
+      `SELECT id, delivery_id, attempt, worker_id, started_at, ended_at, outcome, error_message, error_stack
+       FROM attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt`,
+      [ids],
+    ),
+  );
+  for (const a of rows) {
+    const list = logs.get(a.delivery_id) ?? [];
+    list.push({
+      id: a.id,
+      attempt: a.attempt,
+      workerId: a.worker_id,
+      startedAt: iso(a.started_at),
+      endedAt: isoOrNull(a.ended_at),
+      outcome: a.outcome,
+      errorMessage: a.error_message,
+      errorStack: a.error_stack,
+    });
+    logs.set(a.delivery_id, list);
+  }
+  return logs;
+}
+
+/**
+ * Delivery listings and the operator's retry of a dead letter.
+ *
+ * @example
+ * ```ts
+ * const views = deliveriesPostgres(pool, notify);
+ * await views.list({ status: "dead", limit: 50 });
+ * ```
+ */
+export function deliveriesPostgres(pool: pg.Pool, notify: () => Promise<void>) {
+  const byId = async (id: string): Promise<DeliveryView | null> => {
+    const { rows } = await withRetry(() =>
+      pool.query(`SELECT ${columns} FROM deliveries WHERE id = $1`, [id]),
+    );
+    if (!rows[0]) return null;
+    return toView(rows[0], (await attemptLogs(pool, [id])).get(id) ?? []);
+  };
+  return {
+    byId,
+    async list(query: DeliveryQuery): Promise<DeliveryPage> {
+      const limit = pageLimit(query.limit);
+      const where: string[] = [];
+      const values: unknown[] = [];
+      for (const [column, value] of [
+        ["status", query.status],
+        ["target", query.target],
+        ["event_id", query.eventId],
+      ] as const) {
+        if (value !== undefined) {
+          values.push(value);
+          where.push(`${column} = $${values.length}`);
+        }
+      }
+      if (query.cursor !== undefined) {
+        values.push(decodeCursor(query.cursor, "dlv"));
+        where.push(`id < $${values.length}`);
+      }
+      values.push(limit + 1);
+      const { rows } = await withRetry(() =>
+        pool.query(
+          `SELECT ${columns} FROM deliveries ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+           ORDER BY id DESC LIMIT $${values.length}`,
+          values,
+        ),
+      );
+      const page = rows.slice(0, limit);
+      return {
+        items: page.map((row) => toView(row)),
+        nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null,
+      };
+    },
+    async expired(now: number, limit: number): Promise<DeliveryView[]> {
+      const { rows } = await withRetry(() =>
+        pool.query(
+          `SELECT ${columns} FROM deliveries WHERE status = 'running' AND lease_expires_at < $1
+           ORDER BY lease_expires_at LIMIT $2`,
+          [Math.floor(now), limit],
+        ),
+      );
+      return rows.map((row) => toView(row));
+    },
+    async ofEvent(eventId: string): Promise<DeliveryView[]> {
+      const { rows } = await withRetry(() =>
+        pool.query(`SELECT ${columns} FROM deliveries WHERE event_id = $1 ORDER BY id`, [eventId]),
+      );
+      const logs = await attemptLogs(
+        pool,
+        rows.map((r) => r.id),
+      );
+      return rows.map((row) => toView(row, logs.get(row.id) ?? []));
+    },
+    async retry(id: string, now: number): Promise<DeliveryView | null> {
+      const { rows } = await withRetry(() =>
+        pool.query(
+          `WITH retried AS (
+             UPDATE deliveries SET status = 'pending', run_at = $2, blocks_key = false, budget_base = attempts,
+                    alerted_at = NULL, completed_at = NULL, updated_at = $2
+             WHERE id = $1 AND status = 'dead' RETURNING event_id
+           )
+           SELECT (SELECT event_id FROM retried) AS event_id, (SELECT status FROM deliveries WHERE id = $1) AS status`,
+          [id, Math.floor(now)],
+        ),
+      );
+      const row = rows[0];
+      if (row?.event_id) {
+        await withRetry(() => pool.query("SELECT hookinbox_refresh_event($1)", [row.event_id]));
+        await notify();
+        return byId(id);
+      }
+      if (!row?.status) return null;
+      throw hookinboxError("HOOKINBOX_DELIVERY_NOT_RETRYABLE", `delivery is ${row.status}`);
+    },
+  };
+}

@@ -1,0 +1,180 @@
+import type pg from "pg";
+import { hookinboxError } from "../../errors.ts";
+import { ulid } from "../../ids.ts";
+import type { EffectClaim, EffectClaimInput, EffectView } from "../queue-types.ts";
+import { withRetry } from "./connection.ts";
+
+const columns =
+  "id, event_id, target, name, status, on_stale, stale_after_ms, claims, claimed_at, completed_at";
+
+// biome-ignore lint/suspicious/noExplicitAny: rows come untyped from pg.
+const toView = (row: any): EffectView => ({
+  id: row.id,
+  eventId: row.event_id,
+  target: row.target,
+  name: row.name,
+  status: row.status,
+  onStale: row.on_stale,
+  staleAfterMs: row.stale_after_ms,
+  claims: row.claims,
+  claimedAt: row.claimed_at === null ? null : new Date(row.claimed_at).toISOString(),
+  completedAt: row.completed_at === null ? null : new Date(row.completed_at).toISOString(),
+});
+
+/**
+ * The effect ledger on PostgreSQL, with the same rules as SQLite's (see
+ * src/store/sqlite/queue/effects.ts): the UNIQUE (event_id, target, name) constraint decides
+ * the first claim, and a stale claim is taken over (`reclaim`) or held (`hold`) under a row lock.
+ *
+ * @example
+ * ```ts
+ * const ledger = effectsPostgres(pool);
+ * const claim = await ledger.claim(input);
+ * ```
+ */
+export function effectsPostgres(pool: pg.Pool) {
+  const byId = async (id: string) =>
+    (await withRetry(() => pool.query(`SELECT ${columns} FROM effects WHERE id = $1`, [id])))
+      .rows[0];
+  return {
+    async claim(input: EffectClaimInput): Promise<EffectClaim> {
+      const now = Math.floor(input.now);
+      const inserted = await withRetry(() =>
+        pool.query(
+          `INSERT INTO effects (id, event_id, target, name, status, on_stale, stale_after_ms, claimant, claimed_at, claims)
+           VALUES ($1, $2, $3, $4, 'processing', $5, $6, $7, $8, 1)
+           ON CONFLICT (event_id, target, name) DO NOTHING RETURNING id`,
+          [
+            `eff_${ulid(now)}`,
+            input.eventId,
+            input.target,
+            input.name,
+            input.onStale,
+            input.staleAfterMs,
+            input.claimant,
+            now,
+          ],
+        ),
+      );
+      if (inserted.rows[0])
+        return { state: "claimed", effectId: inserted.rows[0].id, reclaimed: false };
+      const client = await withRetry(() => pool.connect());
+      try {
+        await client.query("BEGIN");
+        const { rows } = await client.query(
+          `SELECT e.id, e.status, e.claimant, e.claimed_at, e.result, a.outcome AS claimant_outcome
+           FROM effects e LEFT JOIN attempts a ON a.id = e.claimant
+           WHERE e.event_id = $1 AND e.target = $2 AND e.name = $3 FOR UPDATE OF e`,
+          [input.eventId, input.target, input.name],
+        );
+        const row = rows[0];
+        let claim: EffectClaim;
+        if (!row) throw new Error("effect claim: conflicting row not found");
+        if (row.status === "done")
+          claim = { state: "done", effectId: row.id, result: row.result ?? undefined };
+        else if (row.status === "held")
+          claim = { state: "held", effectId: row.id, newlyHeld: false };
+        else if (row.claimant === input.claimant)
+          claim = { state: "claimed", effectId: row.id, reclaimed: false };
+        else if (
+          !(now - (row.claimed_at ?? 0) > input.staleAfterMs && row.claimant_outcome !== "running")
+        ) {
+          claim = { state: "busy", effectId: row.id, claimedAt: row.claimed_at ?? 0 };
+        } else if (input.onStale === "reclaim") {
+          await client.query(
+            `UPDATE effects SET claimant = $2, claimed_at = $3, claims = claims + 1, on_stale = $4, stale_after_ms = $5
+             WHERE id = $1`,
+            [row.id, input.claimant, now, input.onStale, input.staleAfterMs],
+          );
+          claim = { state: "claimed", effectId: row.id, reclaimed: true };
+        } else {
+          await client.query("UPDATE effects SET status = 'held', held_at = $2 WHERE id = $1", [
+            row.id,
+            now,
+          ]);
+          claim = { state: "held", effectId: row.id, newlyHeld: true };
+        }
+        await client.query("COMMIT");
+        return claim;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async complete(
+      effectId: string,
+      claimant: string,
+      result: unknown,
+      now: number,
+    ): Promise<void> {
+      await withRetry(() =>
+        pool.query(
+          `UPDATE effects SET status = 'done', result = $3::jsonb, completed_at = $4, claimant = NULL
+           WHERE id = $1 AND claimant = $2 AND status = 'processing'`,
+          [
+            effectId,
+            claimant,
+            result === undefined ? null : JSON.stringify(result),
+            Math.floor(now),
+          ],
+        ),
+      );
+    },
+    async release(effectId: string, claimant: string): Promise<void> {
+      await withRetry(() =>
+        pool.query(
+          "DELETE FROM effects WHERE id = $1 AND claimant = $2 AND status = 'processing'",
+          [effectId, claimant],
+        ),
+      );
+    },
+    async resolve(
+      effectId: string,
+      resolution: "done" | "release",
+      now: number,
+      result?: unknown,
+    ): Promise<EffectView | null> {
+      const row = await byId(effectId);
+      if (!row) return null;
+      if (row.status !== "held")
+        throw hookinboxError("HOOKINBOX_EFFECT_NOT_HELD", `effect is ${row.status}`);
+      if (resolution === "done") {
+        await withRetry(() =>
+          pool.query(
+            "UPDATE effects SET status = 'done', claimant = NULL, result = $2::jsonb, completed_at = $3 WHERE id = $1 AND status = 'held'",
+            [effectId, result === undefined ? null : JSON.stringify(result), Math.floor(now)],
+          ),
+        );
+        return toView(await byId(effectId));
+      }
+      await withRetry(() =>
+        pool.query("DELETE FROM effects WHERE id = $1 AND status = 'held'", [effectId]),
+      );
+      return { ...toView(row), status: "processing", claims: 0, claimedAt: null };
+    },
+    async list(query: {
+      status?: "processing" | "done" | "held";
+      eventId?: string;
+    }): Promise<EffectView[]> {
+      const where: string[] = [];
+      const values: unknown[] = [];
+      if (query.status !== undefined) {
+        values.push(query.status);
+        where.push(`status = $${values.length}`);
+      }
+      if (query.eventId !== undefined) {
+        values.push(query.eventId);
+        where.push(`event_id = $${values.length}`);
+      }
+      const { rows } = await withRetry(() =>
+        pool.query(
+          `SELECT ${columns} FROM effects ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id LIMIT 500`,
+          values,
+        ),
+      );
+      return rows.map(toView);
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import type pg from "pg";
+import type { DeliveryView } from "../queue-types.ts";
+import { decodeCursor, encodeCursor, pageLimit } from "../sqlite/list-events.ts";
+import type { EventDetail, EventPage, EventQuery } from "../types.ts";
+import { withRetry } from "./connection.ts";
+
+const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
+
+interface SummaryRow {
+  id: string;
+  source: string;
+  dedup_key: string;
+  type: string | null;
+  status: string;
+  received_at: string;
+  receipt_count: number;
+}
+
+/**
+ * Newest-first event pages with optional source/type/status filters and an opaque cursor; never
+ * more than `limit` rows (one more is read to know whether a next page exists).
+ *
+ * @example
+ * ```ts
+ * const page = await listEventsPostgres(pool, { source: "stripe", limit: 50 });
+ * ```
+ */
+export async function listEventsPostgres(pool: pg.Pool, query: EventQuery): Promise<EventPage> {
+  const limit = pageLimit(query.limit);
+  const where: string[] = [];
+  const values: unknown[] = [];
+  for (const [column, value] of [
+    ["source", query.source],
+    ["type", query.type],
+    ["status", query.status],
+  ] as const) {
+    if (value !== undefined) {
+      values.push(value);
+      where.push(`${column} = $${values.length}`);
+    }
+  }
+  if (query.cursor !== undefined) {
+    values.push(decodeCursor(query.cursor));
+    where.push(`id < $${values.length}`);
+  }
+  values.push(limit + 1);
+  const sql = `
+    SELECT e.id, e.source, e.dedup_key, e.type, e.status, e.received_at,
+           (SELECT count(*) FROM receipts r WHERE r.event_id = e.id)::int AS receipt_count
+    FROM (SELECT id, source, dedup_key, type, status, received_at FROM events
+          ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT $${values.length}) e
+    ORDER BY e.id DESC`;
+  const { rows } = await withRetry(() => pool.query<SummaryRow>(sql, values));
+  const page = rows.slice(0, limit);
+  return {
+    items: page.map((r) => ({
+      id: r.id,
+      source: r.source,
+      dedupKey: r.dedup_key,
+      type: r.type,
+      status: r.status,
+      receivedAt: iso(r.received_at),
+      receiptCount: r.receipt_count,
+    })),
+    nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null,
+  };
+}
+
+/**
+ * One event with its raw body, headers as received, receipts, and deliveries with attempt logs.
+ *
+ * @example
+ * ```ts
+ * const event = await getEventPostgres(pool, "evt_…", deliveriesOf);
+ * ```
+ */
+export async function getEventPostgres(
+  pool: pg.Pool,
+  id: string,
+  deliveriesOf: (eventId: string) => Promise<DeliveryView[]>,
+): Promise<EventDetail | null> {
+  const { rows } = await withRetry(() =>
+    pool.query(
+      `SELECT id, source, dedup_key, type, occurred_at, ordering_key, version, status, received_at, body, headers
+       FROM events WHERE id = $1`,
+      [id],
+    ),
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const receipts = await withRetry(() =>
+    pool.query(
+      `SELECT id, received_at, duplicate, remote_address, secret_index FROM receipts
+       WHERE event_id = $1 ORDER BY received_at, id`,
+      [id],
+    ),
+  );
+  const body = row.body as Buffer;
+  return {
+    id: row.id,
+    source: row.source,
+    dedupKey: row.dedup_key,
+    type: row.type,
+    status: row.status,
+    receivedAt: iso(row.received_at),
+    receiptCount: receipts.rows.length,
+    occurredAt: row.occurred_at === null ? null : iso(row.occurred_at),
+    orderingKey: row.ordering_key,
+    version: row.version,
+    headers: row.headers as Array<[string, string]>,
+    body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength).slice(),
+    receipts: receipts.rows.map((r) => ({
+      id: r.id,
+      receivedAt: iso(r.received_at),
+      duplicate: r.duplicate,
+      remoteAddress: r.remote_address,
+      secretIndex: r.secret_index,
+    })),
+    deliveries: await deliveriesOf(id),
+  };
+}

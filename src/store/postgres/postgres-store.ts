@@ -1,0 +1,159 @@
+import { hookinboxError } from "../../errors.ts";
+import type { Logger } from "../../log.ts";
+import type { Store } from "../types.ts";
+import { acceptPostgres, recordRejectionPostgres } from "./accept.ts";
+import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
+import { deliveriesPostgres } from "./deliveries.ts";
+import { effectsPostgres } from "./effects.ts";
+import { getEventPostgres, listEventsPostgres } from "./events.ts";
+import { listenForDeliveries } from "./listen.ts";
+import { migratePostgres } from "./migrate.ts";
+import { claimPostgres, completePostgres, failPostgres, leasesPostgres } from "./queue.ts";
+import { replayPostgres } from "./replay.ts";
+import { reportsPostgres } from "./reports.ts";
+
+/** A PostgreSQL store: the Store contract plus the pool's own lifecycle. */
+export interface PostgresStore extends Store {
+  readonly kind: "postgres";
+  /** The schema holding hookinbox's tables. */
+  readonly schema: string;
+}
+
+/**
+ * Opens a PostgreSQL store (`postgres://…?schema=hookinbox&pool=10`). Any number of gateway and
+ * worker processes may share one database: the unique constraint deduplicates across all of them,
+ * claims use FOR UPDATE SKIP LOCKED with per-key advisory locks, and LISTEN/NOTIFY wakes workers on
+ * every node. Transient errors (serialization failures, deadlocks, restarts, dropped connections)
+ * are retried briefly, then surface as HOOKINBOX_STORE_UNAVAILABLE (ingest answers 503).
+ *
+ * @example
+ * ```ts
+ * const store = openPostgresStore("postgres://postgres@127.0.0.1:5432/app?schema=hookinbox");
+ * await store.migrate();
+ * ```
+ */
+export function openPostgresStore(
+  urlText: string,
+  options: { logger?: Logger } = {},
+): PostgresStore {
+  const url = parsePostgresUrl(urlText);
+  const warn = (error: Error) =>
+    options.logger?.warn({ err: error.message }, "postgres connection error");
+  const pool = createPool(url, warn);
+  const channel = `hookinbox_deliveries_${url.schema}`;
+  let closed = false;
+  const listeners = new Set<() => void>();
+  let stopListening: (() => Promise<void>) | null = null;
+
+  const notify = async () => {
+    await withRetry(() => pool.query("SELECT pg_notify($1, '')", [channel]));
+  };
+  const deliveries = deliveriesPostgres(pool, notify);
+  const effects = effectsPostgres(pool);
+  const replay = replayPostgres(pool, notify);
+  const leases = leasesPostgres(pool);
+  const reports = reportsPostgres(pool, {
+    listExpired: (now, limit) => deliveries.expired(now, limit),
+    heldEffects: () => effects.list({ status: "held" }),
+  });
+  const open = () => {
+    if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
+  };
+  // Operations under way; close() lets them finish before it ends the pool.
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    inFlight.add(work);
+    work.finally(() => inFlight.delete(work)).catch(() => undefined);
+    return work;
+  };
+  /** Refuses work once closed, and tracks it so close() waits for it. */
+  const run = async <T>(work: () => Promise<T>): Promise<T> => {
+    open();
+    return track(work());
+  };
+
+  return {
+    kind: "postgres",
+    schema: url.schema,
+    async migrate() {
+      open();
+      return withRetry(() => migratePostgres(pool, url.schema));
+    },
+    async accept(input) {
+      open();
+      return track(acceptPostgres(pool, channel, input));
+    },
+    async recordRejection(input) {
+      open();
+      await recordRejectionPostgres(pool, input);
+    },
+    async listEvents(query) {
+      open();
+      return listEventsPostgres(pool, query);
+    },
+    async getEvent(id) {
+      open();
+      return getEventPostgres(pool, id, (eventId) => deliveries.ofEvent(eventId));
+    },
+    async ping() {
+      open();
+      await withRetry(() =>
+        pool.query(
+          "INSERT INTO hookinbox_heartbeat (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = excluded.at",
+          [Date.now()],
+        ),
+      );
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      listeners.clear();
+      await stopListening?.();
+      await Promise.allSettled([...inFlight]);
+      await pool.end();
+    },
+    onDeliveries(listener) {
+      listeners.add(listener);
+      stopListening ??= listenForDeliveries(
+        url,
+        channel,
+        () => {
+          for (const l of listeners) l();
+        },
+        warn,
+      );
+      return () => listeners.delete(listener);
+    },
+
+    claimDeliveries: (input) => run(() => claimPostgres(pool, input)),
+    extendLeases: (workerId, ids, until) => run(() => leases.extend(workerId, ids, until)),
+    completeDelivery: (input, work) => run(() => completePostgres(pool, input, "done", work)),
+    failDelivery: (input) => run(() => failPostgres(pool, input)),
+    markStale: async (input) => {
+      open();
+      await completePostgres(pool, input, "stale");
+    },
+    releaseDeliveries: (workerId, ids, now) => run(() => leases.release(workerId, ids, now)),
+    rescueExpiredLeases: (now) => run(() => leases.rescue(now)),
+    nextDueAt: () => run(() => leases.nextDueAt()),
+    listDeliveries: (query) => run(() => deliveries.list(query)),
+    retryDelivery: (id, now) => run(() => deliveries.retry(id, now)),
+    replayEvent: async (input) => {
+      open();
+      const ids = await replay.one(input.eventId, input.targets, input.now);
+      return Promise.all(ids.map(async (id) => (await deliveries.byId(id))!));
+    },
+    replayWhere: (filter, replayOptions) => run(() => replay.where(filter, replayOptions)),
+    countEvents: (filter) => run(() => replay.count(filter)),
+    claimEffect: (input) => run(() => effects.claim(input)),
+    completeEffect: (id, claimant, result, now) =>
+      run(() => effects.complete(id, claimant, result, now)),
+    releaseEffect: (id, claimant) => run(() => effects.release(id, claimant)),
+    resolveEffect: (id, resolution, now, result) =>
+      run(() => effects.resolve(id, resolution, now, result)),
+    listEffects: (query) => run(() => effects.list(query)),
+    pendingDeadLetterAlerts: (limit) => run(() => reports.pendingDeadLetterAlerts(limit)),
+    markAlerted: (ids, now) => run(() => reports.markAlerted(ids, now)),
+    stuck: (input) => run(() => reports.stuck(input)),
+  };
+}

@@ -1,0 +1,126 @@
+import type pg from "pg";
+import { hookinboxError } from "../../errors.ts";
+import { ulid } from "../../ids.ts";
+import type { ReplayFilter } from "../queue-types.ts";
+import { withRetry } from "./connection.ts";
+
+function filterTerms(filter: ReplayFilter, values: unknown[]): string[] {
+  const terms: string[] = [];
+  const add = (sql: string, value: unknown) => {
+    values.push(value);
+    terms.push(sql.replace("?", `$${values.length}`));
+  };
+  if (filter.source !== undefined) add("source = ?", filter.source);
+  if (filter.type !== undefined) add("type = ?", filter.type);
+  if (filter.status !== undefined) add("status = ?", filter.status);
+  if (filter.receivedFrom !== undefined) add("received_at >= ?", Math.floor(filter.receivedFrom));
+  if (filter.receivedTo !== undefined) add("received_at < ?", Math.floor(filter.receivedTo));
+  return terms;
+}
+
+// For each (event, target): supersede a dead original that blocks its key, then create the
+// replay linked to the latest earlier delivery of that target.
+const replaySql = `
+  WITH wanted AS (
+    SELECT w.event_id, w.target, w.id FROM unnest($1::text[], $2::text[], $3::text[]) AS w (event_id, target, id)
+  ), superseded AS (
+    UPDATE deliveries d SET blocks_key = false, updated_at = $4
+    FROM wanted w WHERE d.event_id = w.event_id AND d.target = w.target AND d.status = 'dead' AND d.blocks_key
+  ), created AS (
+    INSERT INTO deliveries (id, event_id, target, ordering_key, order_version, version, status, run_at,
+                            is_replay, replay_of, created_at, updated_at)
+    SELECT w.id, e.id, w.target, e.ordering_key, coalesce(e.version, -1e308), e.version, 'pending', $4, true,
+           (SELECT max(p.id) FROM deliveries p WHERE p.event_id = e.id AND p.target = w.target), $4, $4
+    FROM wanted w JOIN events e ON e.id = w.event_id
+    RETURNING id, event_id
+  )
+  SELECT id, event_id FROM created`;
+
+/**
+ * Replays: one event to given targets, or every event matching a filter in batches of 500
+ * (each batch one statement and one commit), never loading the table.
+ *
+ * @example
+ * ```ts
+ * const replay = replayPostgres(pool, notify);
+ * await replay.one("evt_…", ["stripe:*"], Date.now());
+ * ```
+ */
+export function replayPostgres(pool: pg.Pool, notify: () => Promise<void>) {
+  const into = async (
+    pairs: Array<{ eventId: string; target: string }>,
+    now: number,
+  ): Promise<string[]> => {
+    if (pairs.length === 0) return [];
+    const at = Math.floor(now);
+    const { rows } = await withRetry(() =>
+      pool.query(replaySql, [
+        pairs.map((p) => p.eventId),
+        pairs.map((p) => p.target),
+        pairs.map(() => `dlv_${ulid(at)}`),
+        at,
+      ]),
+    );
+    const events = [...new Set(rows.map((r) => r.event_id as string))];
+    await withRetry(() =>
+      pool.query("SELECT hookinbox_refresh_event(e) FROM unnest($1::text[]) AS e", [events]),
+    );
+    await notify();
+    return rows.map((r) => r.id as string).sort();
+  };
+  return {
+    async one(eventId: string, targets: readonly string[], now: number): Promise<string[]> {
+      const { rows } = await withRetry(() =>
+        pool.query("SELECT 1 FROM events WHERE id = $1", [eventId]),
+      );
+      if (rows.length === 0) throw hookinboxError("HOOKINBOX_EVENT_NOT_FOUND", eventId);
+      return into(
+        targets.map((target) => ({ eventId, target })),
+        now,
+      );
+    },
+    async where(
+      filter: ReplayFilter,
+      options: {
+        now: number;
+        targetsFor: (event: { source: string; type: string | null }) => readonly string[];
+        onProgress?: (eventsDone: number) => void;
+      },
+    ): Promise<{ events: number; deliveries: number }> {
+      let afterId = "";
+      let events = 0;
+      let deliveries = 0;
+      for (;;) {
+        const values: unknown[] = [afterId];
+        const terms = ["id > $1", ...filterTerms(filter, values)];
+        values.push(500);
+        const { rows } = await withRetry(() =>
+          pool.query(
+            `SELECT id, source, type FROM events WHERE ${terms.join(" AND ")} ORDER BY id LIMIT $${values.length}`,
+            values,
+          ),
+        );
+        if (rows.length === 0) break;
+        const pairs = rows.flatMap((e) =>
+          options.targetsFor(e).map((target) => ({ eventId: e.id as string, target })),
+        );
+        deliveries += (await into(pairs, options.now)).length;
+        events += rows.length;
+        afterId = rows[rows.length - 1]!.id;
+        options.onProgress?.(events);
+      }
+      return { events, deliveries };
+    },
+    async count(filter: ReplayFilter): Promise<number> {
+      const values: unknown[] = [];
+      const terms = filterTerms(filter, values);
+      const { rows } = await withRetry(() =>
+        pool.query(
+          `SELECT count(*)::int AS n FROM events ${terms.length ? `WHERE ${terms.join(" AND ")}` : ""}`,
+          values,
+        ),
+      );
+      return rows[0]?.n ?? 0;
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import type pg from "pg";
+import type { DeadLetterAlert, StuckReport } from "../queue-types.ts";
+import { withRetry } from "./connection.ts";
+
+/**
+ * The dead-letter alert outbox and the `stuck` report on PostgreSQL.
+ *
+ * @example
+ * ```ts
+ * const reports = reportsPostgres(pool, deliveries, effects);
+ * await reports.stuck({ now: Date.now(), olderThanMs: 3_600_000, limit: 50 });
+ * ```
+ */
+export function reportsPostgres(
+  pool: pg.Pool,
+  views: {
+    listExpired: (now: number, limit: number) => Promise<StuckReport["expiredLeases"]>;
+    heldEffects: () => Promise<StuckReport["heldEffects"]>;
+  },
+) {
+  return {
+    async pendingDeadLetterAlerts(limit: number): Promise<DeadLetterAlert[]> {
+      const { rows } = await withRetry(() =>
+        pool.query(
+          `SELECT d.id AS "deliveryId", d.event_id AS "eventId", d.target, e.source, e.type, d.attempts,
+                  d.last_error AS "lastError"
+           FROM deliveries d JOIN events e ON e.id = d.event_id
+           WHERE d.status = 'dead' AND d.alerted_at IS NULL ORDER BY d.id LIMIT $1`,
+          [limit],
+        ),
+      );
+      return rows;
+    },
+    async markAlerted(ids: readonly string[], now: number): Promise<void> {
+      if (ids.length === 0) return;
+      await withRetry(() =>
+        pool.query(
+          "UPDATE deliveries SET alerted_at = $2 WHERE id = ANY($1::text[]) AND status = 'dead' AND alerted_at IS NULL",
+          [ids, Math.floor(now)],
+        ),
+      );
+    },
+    async stuck(input: { now: number; olderThanMs: number; limit: number }): Promise<StuckReport> {
+      const before = Math.floor(input.now - input.olderThanMs);
+      const { rows } = await withRetry(() =>
+        pool.query(
+          `(SELECT id, source, type, status, received_at FROM events WHERE status = 'pending' AND received_at < $1 ORDER BY id LIMIT $2)
+           UNION ALL
+           (SELECT id, source, type, status, received_at FROM events WHERE status = 'dead' AND received_at < $1 ORDER BY id LIMIT $2)`,
+          [before, input.limit],
+        ),
+      );
+      return {
+        expiredLeases: await views.listExpired(input.now, input.limit),
+        heldEffects: (await views.heldEffects()).slice(0, input.limit),
+        oldUndone: rows.slice(0, input.limit).map((e) => ({
+          id: e.id,
+          source: e.source,
+          type: e.type,
+          status: e.status,
+          receivedAt: new Date(e.received_at).toISOString(),
+        })),
+      };
+    },
+  };
+}

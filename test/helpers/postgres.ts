@@ -1,0 +1,51 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { inject } from "vitest";
+
+/** The PostgreSQL server of this test run (DATABASE_URL, or the embedded one). */
+export function postgresServerUrl(): string {
+  const url = inject("postgresUrl");
+  if (!url) throw new Error("no PostgreSQL server: the global setup did not provide one");
+  return url;
+}
+
+/** A URL to another database on the same server. */
+export function databaseUrl(
+  server: string,
+  database: string,
+  params: Record<string, string> = {},
+): string {
+  const url = new URL(server);
+  url.pathname = `/${database}`;
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  return url.toString();
+}
+
+/**
+ * A fresh database for one test file (dropped by the returned cleanup), so test files never see
+ * each other's rows. Each test inside may take its own schema with `schemaUrl`.
+ */
+export async function freshDatabase(): Promise<{
+  url: string;
+  schemaUrl(): string;
+  cleanup(): Promise<void>;
+}> {
+  const server = postgresServerUrl();
+  const name = `hb_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = databaseUrl(server, name);
+  let schemas = 0;
+  return {
+    url,
+    schemaUrl: () => databaseUrl(server, name, { schema: `s${++schemas}` }),
+    async cleanup() {
+      const drop = new pg.Client({ connectionString: server });
+      await drop.connect();
+      await drop.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await drop.end();
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { freshDatabase } from "../helpers/postgres.ts";
+import { acceptInput, runStoreConformance } from "./conformance.ts";
+import { runQueueConformance } from "./queue-conformance.ts";
+
+let database: Awaited<ReturnType<typeof freshDatabase>>;
+beforeAll(async () => {
+  database = await freshDatabase();
+});
+afterAll(async () => {
+  await database.cleanup();
+});
+
+async function openFresh() {
+  const store = openPostgresStore(database.schemaUrl());
+  await store.migrate();
+  return { store, cleanup: () => store.close() };
+}
+
+runStoreConformance("postgres", openFresh);
+runQueueConformance("postgres", openFresh, {
+  createTable: "CREATE TABLE credits (order_id text NOT NULL)",
+  insert: "INSERT INTO credits (order_id) VALUES ($1)",
+  count: "SELECT count(*)::int AS n FROM credits",
+});
+
+describe("PostgreSQL specifics", () => {
+  it("applies migrations once when several processes start at once (advisory lock)", async () => {
+    const url = database.schemaUrl();
+    const stores = Array.from({ length: 4 }, () => openPostgresStore(url));
+    const reports = await Promise.all(stores.map((s) => s.migrate()));
+    expect(reports.map((r) => r.applied.length).sort()).toEqual([0, 0, 0, 2]);
+    expect(new Set(reports.map((r) => r.current))).toEqual(new Set([2]));
+    await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it("deduplicates 50 concurrent accepts from 5 separate pools by the unique constraint alone", async () => {
+    const url = database.schemaUrl();
+    const stores = Array.from({ length: 5 }, () => openPostgresStore(url));
+    await stores[0]!.migrate();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        stores[i % 5]!.accept(acceptInput({ identity: { dedupKey: "evt_race" }, targets: ["t"] })),
+      ),
+    );
+    expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
+    expect(results.reduce((n, r) => n + r.deliveries, 0)).toBe(1);
+    const event = await stores[0]!.getEvent(results[0]!.eventId);
+    expect(event!.receipts).toHaveLength(50);
+    expect(event!.deliveries).toHaveLength(1);
+    await Promise.all(stores.map((s) => s.close()));
+  });
+});
