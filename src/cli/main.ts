@@ -12,7 +12,7 @@ import { stuckCommand } from "./stuck.ts";
 const usage = `hookinbox: an inbox for webhooks
 
 Usage:
-  hookinbox start [--config FILE] [--port N] [--host H]   run the gateway (default: embedded SQLite)
+  hookinbox start [--config FILE] [--port N] [--host H] [--role all|ingest|worker]   run the gateway (default: embedded SQLite)
   hookinbox migrate [--config FILE]                       apply store migrations
   hookinbox events list [--source S] [--type T] [--status S] [--limit N] [--cursor C] [--json]
   hookinbox events show <id> [--json]

@@ -3,11 +3,14 @@ import { parseArgs } from "node:util";
 import { resolveConfig } from "../config/index.ts";
 import { hookinboxError } from "../errors.ts";
 import { startGateway } from "../gateway/start-gateway.ts";
-import { createLogger } from "../log.ts";
+import { startWorkerProcess } from "../gateway/start-worker-process.ts";
+import { createLogger, type Logger } from "../log.ts";
 import { type CliContext, loadRawConfig } from "./context.ts";
 
 /**
- * `hookinbox start [--config F] [--port N] [--host H]`: runs the gateway until SIGINT/SIGTERM.
+ * `hookinbox start [--config F] [--port N] [--host H] [--role all|ingest|worker]`: runs the
+ * gateway (ingest, admin API and in-process workers), only ingest, or only a worker, until
+ * SIGINT/SIGTERM.
  *
  * @example
  * ```ts
@@ -21,6 +24,7 @@ export async function startCommand(ctx: CliContext, args: string[]): Promise<num
       config: { type: "string", short: "c" },
       port: { type: "string", short: "p" },
       host: { type: "string" },
+      role: { type: "string" },
     },
     strict: true,
   });
@@ -28,12 +32,25 @@ export async function startCommand(ctx: CliContext, args: string[]): Promise<num
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
     throw hookinboxError("HOOKINBOX_USAGE", "--port takes a number from 0 to 65535");
   }
+  const role = values.role ?? "all";
+  if (role !== "all" && role !== "ingest" && role !== "worker") {
+    throw hookinboxError("HOOKINBOX_USAGE", "--role is all (default), ingest or worker");
+  }
   const raw = await loadRawConfig(ctx, values.config);
   const resolved = resolveConfig(raw.config, ctx.env);
   const generatedToken =
     resolved.admin.token === null ? randomBytes(24).toString("base64url") : null;
   const logger = createLogger({ level: resolved.log.level });
+  if (role === "worker") {
+    const processOnly = await startWorkerProcess(raw.config, { env: ctx.env, logger });
+    ctx.stderr.write(
+      `hookinbox worker ${processOnly.worker.id} running (store: ${processOnly.inbox.store.kind}, handlers: ${[...resolved.handlers.keys()].join(", ") || "none"})\n`,
+    );
+    await untilSignal(logger, () => processOnly.close());
+    return 0;
+  }
   const gateway = await startGateway(raw.config, {
+    role,
     env: ctx.env,
     logger,
     host: values.host,
@@ -41,7 +58,7 @@ export async function startCommand(ctx: CliContext, args: string[]): Promise<num
     ...(generatedToken ? { adminToken: generatedToken } : {}),
   });
   const lines = [
-    `hookinbox listening on ${gateway.url} (store: ${gateway.inbox.store.kind}${raw.path ? `, config: ${raw.path}` : ", no config file: embedded default"})`,
+    `hookinbox listening on ${gateway.url} (role: ${role}, store: ${gateway.inbox.store.kind}${raw.path ? `, config: ${raw.path}` : ", no config file: embedded default"})`,
     `  sources: ${[...resolved.sources.keys()].map((s) => `${gateway.url}/webhooks/${s}`).join(", ") || "(none)"}`,
   ];
   if (generatedToken) {
@@ -60,14 +77,19 @@ export async function startCommand(ctx: CliContext, args: string[]): Promise<num
     );
   }
   ctx.stderr.write(`${lines.join("\n")}\n`);
+  await untilSignal(logger, () => gateway.close());
+  return 0;
+}
+
+/** Waits for SIGINT or SIGTERM, then runs the graceful `close`. */
+async function untilSignal(logger: Logger, close: () => Promise<void>): Promise<void> {
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       logger.info({ signal }, "shutting down");
-      gateway.close().then(resolve, resolve);
+      close().then(resolve, resolve);
     };
     process.once("SIGINT", () => stop("SIGINT"));
     process.once("SIGTERM", () => stop("SIGTERM"));
   });
   logger.flush();
-  return 0;
 }

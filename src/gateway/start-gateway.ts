@@ -27,7 +27,7 @@ export interface Gateway {
  */
 export async function startGateway(
   config: unknown,
-  options: InboxOptions & { host?: string; port?: number } = {},
+  options: InboxOptions & { host?: string; port?: number; role?: "all" | "ingest" } = {},
 ): Promise<Gateway> {
   const inbox = createInbox(config, options);
   try {
@@ -38,8 +38,12 @@ export async function startGateway(
   }
   // In-process handlers run in this process's worker; events arrive through `notify`, so a new
   // delivery starts without waiting for a poll.
+  // With --role ingest, workers run elsewhere (`--role worker`) and learn of new deliveries from
+  // the store (PostgreSQL NOTIFY) or its poll.
   const worker =
-    inbox.config.worker.enabled && inbox.config.handlers.size > 0 ? inbox.startWorker() : null;
+    options.role !== "ingest" && inbox.config.worker.enabled && inbox.config.handlers.size > 0
+      ? inbox.startWorker()
+      : null;
   const server = createServer(
     {
       // Node's own timeouts back up the body read timeout for slow-header and slow-body clients.

@@ -1,0 +1,34 @@
+import { createInbox, type Inbox, type InboxOptions } from "../inbox.ts";
+import type { Worker } from "../queue/worker.ts";
+
+/** A worker-only process (`hookinbox start --role worker`): no HTTP listener. */
+export interface WorkerProcess {
+  readonly inbox: Inbox;
+  readonly worker: Worker;
+  /** Stops claiming, lets in-flight handlers finish (worker.shutdownTimeout), closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a worker without ingest, for scaling processing apart from ingest on a shared store.
+ *
+ * @example
+ * ```ts
+ * const worker = await startWorkerProcess(config, { logger });
+ * process.on("SIGTERM", () => worker.close());
+ * ```
+ */
+export async function startWorkerProcess(
+  config: unknown,
+  options: InboxOptions = {},
+): Promise<WorkerProcess> {
+  const inbox = createInbox(config, options);
+  try {
+    await inbox.ready();
+  } catch (error) {
+    await inbox.close().catch(() => undefined);
+    throw error;
+  }
+  const worker = inbox.startWorker();
+  return { inbox, worker, close: () => inbox.close() };
+}
