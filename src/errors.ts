@@ -9,6 +9,11 @@ const registry = {
   HOOKINBOX_ROUTE_NOT_FOUND: { status: 404, message: "No such route" },
   HOOKINBOX_METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed" },
   HOOKINBOX_SOURCE_NOT_FOUND: { status: 404, message: "Unknown source" },
+  HOOKINBOX_IP_NOT_ALLOWED: { status: 403, message: "This address may not deliver to this source" },
+  HOOKINBOX_RATE_LIMITED: {
+    status: 429,
+    message: "Too many rejected requests from this address; retry later",
+  },
   HOOKINBOX_BODY_TOO_LARGE: { status: 413, message: "Request body is over the size limit" },
   HOOKINBOX_BODY_TIMEOUT: { status: 408, message: "Request body was not received in time" },
   HOOKINBOX_BODY_ALREADY_CONSUMED: {

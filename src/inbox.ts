@@ -4,6 +4,7 @@ import { hookinboxError, isHookinboxError } from "./errors.ts";
 import { routeEvent } from "./handlers/routes.ts";
 import { acceptWebhook, type IngestContext } from "./ingest/accept-webhook.ts";
 import { readHeaders } from "./ingest/headers.ts";
+import { createRejectLimiter } from "./ingest/reject-limiter.ts";
 import {
   errorResponse,
   type InboxRequest,
@@ -97,6 +98,8 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
     now,
     bodyLimit: resolved.http.bodyLimit,
     route,
+    trustedProxies: resolved.http.trustedProxies,
+    rejectLimiter: createRejectLimiter(resolved.http.rejectLimit),
     onDeliveries: () => {
       for (const worker of workers) worker.notify();
     },

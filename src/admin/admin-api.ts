@@ -112,6 +112,26 @@ const routes: Array<{ method: string; path: RegExp; run: Route }> = [
     },
   },
   {
+    method: "GET",
+    path: /^\/api\/receipts$/,
+    run: async (_m, url, _b, { inbox }) => {
+      const q = url.searchParams;
+      const rejected = q.get("rejected");
+      if (rejected !== null && rejected !== "true" && rejected !== "false") {
+        throw hookinboxError("HOOKINBOX_QUERY_INVALID", "rejected must be true or false");
+      }
+      return jsonResponse(
+        200,
+        await inbox.store.listReceipts({
+          rejected: rejected === null ? undefined : rejected === "true",
+          source: q.get("source") ?? undefined,
+          limit: parseLimit(q.get("limit")),
+          cursor: q.get("cursor") ?? undefined,
+        }),
+      );
+    },
+  },
+  {
     method: "POST",
     path: /^\/api\/events\/([^/]+)\/replay$/,
     run: async (m, _u, body, { inbox }) => {

@@ -66,3 +66,38 @@ export function standardWebhooks(options: Options<"standard-webhooks">): SourceC
 export function hmac(options: Options<"hmac">): SourceConfig {
   return { provider: "hmac", ...options };
 }
+
+type Factory<P extends SourceConfig["provider"]> = (options: Options<P>) => SourceConfig;
+const factory =
+  <P extends SourceConfig["provider"]>(provider: P): Factory<P> =>
+  (options) =>
+    ({ provider, ...options }) as SourceConfig;
+
+/** A Shopify source (`X-Shopify-Hmac-Sha256`, id `X-Shopify-Webhook-Id`). @example `shopify({ secrets: [{ env: "SHOPIFY_SECRET" }] })` */
+export const shopify: Factory<"shopify"> = factory("shopify");
+/** A Slack source (`X-Slack-Signature`, answers `url_verification`). @example `slack({ secrets: [{ env: "SLACK_SIGNING_SECRET" }] })` */
+export const slack: Factory<"slack"> = factory("slack");
+/** A Twilio source (signs the public URL). @example `twilio({ secrets: [{ env: "TWILIO_AUTH_TOKEN" }], publicUrl: "https://hooks.example.com" })` */
+export const twilio: Factory<"twilio"> = factory("twilio");
+/** A HubSpot source (v3, v1/v2; batches split per item). @example `hubspot({ secrets: [{ env: "HUBSPOT_CLIENT_SECRET" }] })` */
+export const hubspot: Factory<"hubspot"> = factory("hubspot");
+/** A Paddle Billing source (`Paddle-Signature`). @example `paddle({ secrets: [{ env: "PADDLE_SECRET" }] })` */
+export const paddle: Factory<"paddle"> = factory("paddle");
+/** A Square source (signs the notification URL). @example `square({ secrets: [{ env: "SQUARE_KEY" }], notificationUrl: "https://hooks.example.com/webhooks/square" })` */
+export const square: Factory<"square"> = factory("square");
+/** A Zoom source (answers `endpoint.url_validation`). @example `zoom({ secrets: [{ env: "ZOOM_SECRET" }] })` */
+export const zoom: Factory<"zoom"> = factory("zoom");
+/** A Linear source (`Linear-Signature`). @example `linear({ secrets: [{ env: "LINEAR_SECRET" }] })` */
+export const linear: Factory<"linear"> = factory("linear");
+/** A Discord interactions source (Ed25519 public key; answers PING; 401 on bad signatures). @example `discord({ secrets: ["<public key hex>"] })` */
+export const discord: Factory<"discord"> = factory("discord");
+/** A GitLab source (`X-Gitlab-Token`, or signing tokens). @example `gitlab({ secrets: [{ env: "GITLAB_TOKEN" }] })` */
+export const gitlab: Factory<"gitlab"> = factory("gitlab");
+/** An Intercom source (`X-Hub-Signature` sha1). @example `intercom({ secrets: [{ env: "INTERCOM_SECRET" }] })` */
+export const intercom: Factory<"intercom"> = factory("intercom");
+/** A Twitch EventSub source (answers the callback verification). @example `twitch({ secrets: [{ env: "TWITCH_SECRET" }] })` */
+export const twitch: Factory<"twitch"> = factory("twitch");
+/** An Adyen source (HMAC per notification item; replies `[accepted]`). @example `adyen({ secrets: [{ env: "ADYEN_HMAC_KEY" }] })` */
+export const adyen: Factory<"adyen"> = factory("adyen");
+/** A Mercado Pago source (`x-signature`). @example `mercadopago({ secrets: [{ env: "MP_SECRET" }] })` */
+export const mercadopago: Factory<"mercadopago"> = factory("mercadopago");

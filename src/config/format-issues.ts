@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { providerNames } from "./schema.ts";
 
 function editDistance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -99,7 +100,7 @@ export function formatIssues(
       "note" in issue &&
       issue.note === "No matching discriminator"
     ) {
-      lines.push(`${where}: must be one of "stripe", "github", "standard-webhooks", "hmac"`);
+      lines.push(`${where}: must be one of ${providerNames.map((p) => `"${p}"`).join(", ")}`);
     } else if (issue.code === "invalid_union") {
       lines.push(
         `${where}: ${where.includes("secrets") || where.endsWith("token") ? 'expected a secret: "literal", { env: "NAME" } or { value | env, notAfter }' : issue.message}`,

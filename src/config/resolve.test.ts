@@ -23,6 +23,9 @@ describe("resolveConfig", () => {
       port: 8080,
       bodyLimit: 1024 * 1024,
       readTimeoutMs: 30_000,
+      publicUrl: null,
+      trustedProxies: null,
+      rejectLimit: { max: 60, windowMs: 60_000 },
     });
     expect(config.admin.token).toBeNull();
     expect(config.sources.size).toBe(0);
@@ -122,6 +125,48 @@ describe("resolveConfig", () => {
     expect(source.secrets.map((s) => s.value)).toEqual(["whsec_1"]);
     expect(source.identity.orderingKey).toBe("$.data.object.customer");
     expect(source.identity.id).toBe("$.id");
+  });
+});
+
+describe("environments", () => {
+  const config = {
+    sources: { gh: { provider: "github", secrets: ["shared"] } },
+    environments: {
+      production: {
+        sources: { stripe: { provider: "stripe", secrets: [{ env: "PROD_SECRET" }] } },
+      },
+      staging: {
+        sources: { stripe: { provider: "stripe", secrets: [{ env: "STAGING_SECRET" }] } },
+        log: { level: "debug" },
+      },
+    },
+  };
+  const env = { PROD_SECRET: "whsec_prod", STAGING_SECRET: "whsec_staging" };
+
+  it("applies only the selected environment's sources and settings", () => {
+    const production = resolveConfig(config, { ...env, HOOKINBOX_ENV: "production" });
+    expect(production.sources.get("stripe")!.secrets.map((s) => s.value)).toEqual(["whsec_prod"]);
+    expect(production.sources.get("gh")!.provider).toBe("github");
+    expect(production.log.level).toBe("info");
+    const staging = resolveConfig(config, { ...env, HOOKINBOX_ENV: "staging" });
+    expect(staging.sources.get("stripe")!.secrets.map((s) => s.value)).toEqual(["whsec_staging"]);
+    expect(staging.log.level).toBe("debug");
+  });
+
+  it("fails closed when no or an unknown environment is selected", () => {
+    expect(configError(config, env)).toBe(
+      'HOOKINBOX_CONFIG_INVALID: Config is invalid: \n  - environments: set HOOKINBOX_ENV to one of "production", "staging"',
+    );
+    expect(configError(config, { ...env, HOOKINBOX_ENV: "prod" })).toContain('(got "prod")');
+  });
+
+  it("names the environment in validation errors", () => {
+    const bad = {
+      environments: {
+        staging: { sources: { s: { provider: "stripe", secrets: ["x"], tolerence: "1m" } } },
+      },
+    };
+    expect(configError(bad, { HOOKINBOX_ENV: "staging" })).toContain('(environment "staging")');
   });
 });
 

@@ -2,10 +2,7 @@ import type { z } from "zod";
 import { hookinboxError } from "../errors.ts";
 import { compilePattern, type ResolvedHandler, type RetryPolicy } from "../handlers/routes.ts";
 import type { Handler } from "../handlers/types.ts";
-import { githubScheme } from "../providers/github.ts";
-import { hmacScheme } from "../providers/hmac.ts";
-import { standardWebhooksScheme } from "../providers/standard-webhooks.ts";
-import { stripeScheme } from "../providers/stripe.ts";
+import { type AddressList, addressList } from "../ingest/ip-allow.ts";
 import type { IdentitySpec, ProviderScheme } from "../providers/types.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
 import { formatIssues } from "./format-issues.ts";
@@ -15,12 +12,12 @@ import {
   type retrySchema,
   type SourceConfig,
 } from "./schema.ts";
+import { schemeFor } from "./scheme-for.ts";
 import { type ResolvedSecret, resolveSecret } from "./secrets.ts";
 import { parseDuration, parseSize } from "./units.ts";
 
 /** The default store: an SQLite file under ./.hookinbox, no server needed. */
 export const defaultStoreUrl = "sqlite:./.hookinbox/hookinbox.db";
-const defaultToleranceMs = 300_000;
 
 /** One source ready for ingest: its verifier, identity mapping and resolved secrets. */
 export interface ResolvedSource {
@@ -29,6 +26,8 @@ export interface ResolvedSource {
   readonly scheme: ProviderScheme;
   readonly identity: IdentitySpec;
   readonly secrets: readonly ResolvedSecret[];
+  /** Addresses allowed to deliver (after trusted proxies); null allows any. */
+  readonly allowIps: AddressList | null;
 }
 
 /** Defaults of the retry policy: Standard Webhooks' suggested schedule, about 28 hours in all. */
@@ -67,6 +66,9 @@ export interface ResolvedConfig {
     readonly port: number;
     readonly bodyLimit: number;
     readonly readTimeoutMs: number;
+    readonly publicUrl: string | null;
+    readonly trustedProxies: AddressList | null;
+    readonly rejectLimit: { readonly max: number; readonly windowMs: number };
   };
   readonly admin: { readonly token: string | null };
   readonly log: { readonly level: string };
@@ -121,32 +123,52 @@ function resolveHandlers(
   return handlers;
 }
 
-function schemeFor(source: SourceConfig): ProviderScheme {
-  const toleranceMs =
-    "tolerance" in source && source.tolerance !== undefined
-      ? (parseDuration(source.tolerance) ?? defaultToleranceMs)
-      : defaultToleranceMs;
-  switch (source.provider) {
-    case "stripe":
-      return stripeScheme({ toleranceMs });
-    case "github":
-      return githubScheme({ allowSha1: source.allowSha1 ?? false });
-    case "standard-webhooks":
-      return standardWebhooksScheme({ toleranceMs });
-    case "hmac":
-      return hmacScheme({
-        header: source.header.toLowerCase(),
-        prefix: source.prefix,
-        algorithm: source.algorithm ?? "sha256",
-        encoding: source.encoding ?? "hex",
-        secretEncoding: source.secretEncoding ?? "utf8",
-        signedContent: source.signedContent ?? "{body}",
-        timestampHeader: source.timestampHeader?.toLowerCase(),
-        timestampUnit: source.timestampUnit ?? "s",
-        idHeader: source.idHeader?.toLowerCase(),
-        toleranceMs,
-      });
+/**
+ * Applies the environment named by HOOKINBOX_ENV when the config has `environments`: its keys
+ * replace the base config's, and its `sources` and `handlers` replace the base's entries of the
+ * same name, so a staging secret lives only in the staging environment and can never validate
+ * production traffic. A config with environments and no HOOKINBOX_ENV fails closed.
+ *
+ * @example
+ * ```ts
+ * selectEnvironment({ environments: { staging: { sources: {…} } } }, { HOOKINBOX_ENV: "staging" });
+ * ```
+ */
+export function selectEnvironment(
+  input: unknown,
+  env: Record<string, string | undefined>,
+): { config: unknown; name: string | null } {
+  const environments = (input as { environments?: unknown } | null | undefined)?.environments;
+  if (environments === undefined) return { config: input, name: null };
+  if (environments === null || typeof environments !== "object" || Array.isArray(environments)) {
+    throw hookinboxError(
+      "HOOKINBOX_CONFIG_INVALID",
+      "\n  - environments: expected an object of named environments",
+    );
   }
+  const names = Object.keys(environments);
+  const name = env.HOOKINBOX_ENV;
+  if (!name || !names.includes(name)) {
+    throw hookinboxError(
+      "HOOKINBOX_CONFIG_INVALID",
+      `\n  - environments: set HOOKINBOX_ENV to one of ${names.map((n) => `"${n}"`).join(", ")}${name ? ` (got "${name}")` : ""}`,
+    );
+  }
+  const { environments: _all, ...base } = input as Record<string, unknown>;
+  const overlay = (environments as Record<string, unknown>)[name];
+  if (overlay === null || typeof overlay !== "object" || Array.isArray(overlay)) {
+    throw hookinboxError(
+      "HOOKINBOX_CONFIG_INVALID",
+      `\n  - environments.${name}: expected an object`,
+    );
+  }
+  const merged: Record<string, unknown> = { ...base, ...overlay };
+  for (const key of ["sources", "handlers"] as const) {
+    const a = base[key] as Record<string, unknown> | undefined;
+    const b = (overlay as Record<string, unknown>)[key] as Record<string, unknown> | undefined;
+    if (a || b) merged[key] = { ...a, ...b };
+  }
+  return { config: merged, name };
 }
 
 /**
@@ -163,10 +185,12 @@ export function resolveConfig(
   input: unknown,
   env: Record<string, string | undefined> = process.env,
 ): ResolvedConfig {
-  const parsed = configSchema.safeParse(input ?? {});
+  const selected = selectEnvironment(input, env);
+  const parsed = configSchema.safeParse(selected.config ?? {});
   if (!parsed.success) {
-    const lines = formatIssues(configSchema, input, parsed.error.issues);
-    throw hookinboxError("HOOKINBOX_CONFIG_INVALID", `\n  - ${lines.join("\n  - ")}`);
+    const lines = formatIssues(configSchema, selected.config, parsed.error.issues);
+    const where = selected.name ? ` (environment "${selected.name}")` : "";
+    throw hookinboxError("HOOKINBOX_CONFIG_INVALID", `${where}\n  - ${lines.join("\n  - ")}`);
   }
   const config: HookinboxConfig = parsed.data;
   const sources = new Map<string, ResolvedSource>();
@@ -174,13 +198,14 @@ export function resolveConfig(
     const secrets = source.secrets.map((secret, index) =>
       resolveSecret(secret, index, `sources.${name}.secrets[${index}]`, env),
     );
-    const scheme = schemeFor(source);
+    const scheme = schemeFor(name, source, config.http?.publicUrl);
     sources.set(name, {
       name,
       provider: source.provider,
       scheme,
       identity: { ...scheme.identity, ...(source.identity ?? {}) },
       secrets,
+      allowIps: source.allowIps ? addressList(source.allowIps) : null,
     });
   }
   const adminToken =
@@ -211,6 +236,12 @@ export function resolveConfig(
       port: config.http?.port ?? 8080,
       bodyLimit: parseSize(config.http?.bodyLimit ?? "1mb") ?? 1024 * 1024,
       readTimeoutMs: parseDuration(config.http?.readTimeout ?? "30s") ?? 30_000,
+      publicUrl: config.http?.publicUrl ?? null,
+      trustedProxies: config.http?.trustedProxies ? addressList(config.http.trustedProxies) : null,
+      rejectLimit: {
+        max: config.http?.rejectLimit?.max ?? 60,
+        windowMs: parseDuration(config.http?.rejectLimit?.window ?? "1m") ?? 60_000,
+      },
     },
     admin: { token: adminToken || null },
     log: { level: config.log?.level ?? "info" },

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Handler } from "../handlers/types.ts";
+import { isCidr } from "../ingest/ip-allow.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
 import type { EffectHeldAlert } from "./resolve.ts";
 import { parseDuration, parseSize } from "./units.ts";
@@ -43,23 +44,85 @@ const identitySchema = z.strictObject({
   occurredAt: identityPath.optional(),
 });
 
+const cidr = z.string().refine((v) => isCidr(v), {
+  message: 'expected an IPv4 or IPv6 address or CIDR, like "203.0.113.0/24" or "2001:db8::/32"',
+});
+
+const publicUrl = z
+  .string()
+  .url()
+  .refine((v) => /^https?:\/\//.test(v), { message: "expected an http(s) URL" });
+
 const common = {
   secrets: z.array(secretSchema).min(1, "a source needs at least one secret (fail closed)"),
   identity: identitySchema.optional(),
+  /** Only these addresses (after trusted proxies) may deliver to this source. */
+  allowIps: z.array(cidr).min(1).optional(),
 };
+
+/** Providers whose only option is the timestamp window. */
+const withTolerance = <P extends string>(provider: P) =>
+  z.strictObject({ provider: z.literal(provider), ...common, tolerance: duration.optional() });
 
 const headerName = z
   .string()
   .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { message: "expected an HTTP header name" });
 
+/** Every provider scheme a source may name. */
+export const providerNames = [
+  "stripe",
+  "github",
+  "standard-webhooks",
+  "hmac",
+  "shopify",
+  "slack",
+  "twilio",
+  "hubspot",
+  "paddle",
+  "square",
+  "zoom",
+  "linear",
+  "discord",
+  "gitlab",
+  "intercom",
+  "twitch",
+  "adyen",
+  "mercadopago",
+] as const;
+
 export const sourceSchema = z.discriminatedUnion("provider", [
   z.strictObject({ provider: z.literal("stripe"), ...common, tolerance: duration.optional() }),
   z.strictObject({ provider: z.literal("github"), ...common, allowSha1: z.boolean().optional() }),
+  withTolerance("standard-webhooks"),
+  z.strictObject({ provider: z.literal("shopify"), ...common }),
+  withTolerance("slack"),
+  z.strictObject({ provider: z.literal("twilio"), ...common, publicUrl: publicUrl.optional() }),
   z.strictObject({
-    provider: z.literal("standard-webhooks"),
+    provider: z.literal("hubspot"),
+    ...common,
+    publicUrl: publicUrl.optional(),
+    tolerance: duration.optional(),
+    allowLegacy: z.boolean().optional(),
+  }),
+  withTolerance("paddle"),
+  z.strictObject({
+    provider: z.literal("square"),
+    ...common,
+    notificationUrl: publicUrl.optional(),
+  }),
+  withTolerance("zoom"),
+  withTolerance("linear"),
+  withTolerance("discord"),
+  z.strictObject({
+    provider: z.literal("gitlab"),
     ...common,
     tolerance: duration.optional(),
+    requireSignature: z.boolean().optional(),
   }),
+  z.strictObject({ provider: z.literal("intercom"), ...common }),
+  withTolerance("twitch"),
+  z.strictObject({ provider: z.literal("adyen"), ...common }),
+  withTolerance("mercadopago"),
   z
     .strictObject({
       provider: z.literal("hmac"),
@@ -110,6 +173,8 @@ export const handlerPattern = z.string().regex(/^(\*|(\*|[a-z0-9][a-z0-9_-]*):[^
 });
 
 export const configSchema = z.strictObject({
+  /** Named environments (see selectEnvironment); removed before the rest is validated. */
+  environments: z.record(z.string(), z.unknown()).optional(),
   store: z.string().min(1).optional(),
   http: z
     .strictObject({
@@ -117,6 +182,14 @@ export const configSchema = z.strictObject({
       port: z.number().int().min(0).max(65535).optional(),
       bodyLimit: size.optional(),
       readTimeout: duration.optional(),
+      /** The public base URL providers call (Twilio, HubSpot and Square sign it). */
+      publicUrl: publicUrl.optional(),
+      /** Proxies whose X-Forwarded-For is believed; the client is the last untrusted hop. */
+      trustedProxies: z.array(cidr).optional(),
+      /** Rejected requests allowed per remote address per window, then 429 without work. */
+      rejectLimit: z
+        .strictObject({ max: z.number().int().min(1).optional(), window: duration.optional() })
+        .optional(),
     })
     .optional(),
   admin: z.strictObject({ token: secretSchema.optional() }).optional(),

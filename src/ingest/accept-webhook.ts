@@ -1,9 +1,17 @@
 import { activeSecrets, type ResolvedSource } from "../config/index.ts";
-import { type HookinboxError, hookinboxError, isHookinboxError } from "../errors.ts";
+import {
+  type ErrorCode,
+  type HookinboxError,
+  hookinboxError,
+  isHookinboxError,
+} from "../errors.ts";
 import type { Logger } from "../log.ts";
-import type { Store } from "../store/types.ts";
+import type { SignedRequest } from "../providers/types.ts";
+import type { AcceptResult, EventIdentity, Store } from "../store/types.ts";
 import { readHeaders } from "./headers.ts";
 import { identify } from "./identify.ts";
+import { type AddressList, clientAddress } from "./ip-allow.ts";
+import type { RejectLimiter } from "./reject-limiter.ts";
 import { errorResponse, type InboxRequest, type InboxResponse, jsonResponse } from "./request.ts";
 
 /** What ingest needs: the sources, the store, a logger, a clock and the body limit. */
@@ -17,16 +25,32 @@ export interface IngestContext {
   readonly route: (source: string, type: string | null) => string[];
   /** Called after a commit that created deliveries, to wake local workers. */
   readonly onDeliveries: () => void;
+  /** Proxies whose X-Forwarded-For is believed (null: trust the socket peer only). */
+  readonly trustedProxies: AddressList | null;
+  readonly rejectLimiter: RejectLimiter;
 }
 
-function failure(error: HookinboxError): InboxResponse {
-  return errorResponse(error.status, error.code, error.message);
+/** Codes that a provider's `rejectionStatus` applies to: every verification failure. */
+const verificationCodes = new Set<ErrorCode>([
+  "HOOKINBOX_SIGNATURE_MISSING",
+  "HOOKINBOX_SIGNATURE_MALFORMED",
+  "HOOKINBOX_SIGNATURE_VERSION_UNSUPPORTED",
+  "HOOKINBOX_SIGNATURE_MISMATCH",
+  "HOOKINBOX_TIMESTAMP_MISSING",
+  "HOOKINBOX_TIMESTAMP_MALFORMED",
+  "HOOKINBOX_TIMESTAMP_TOO_OLD",
+  "HOOKINBOX_TIMESTAMP_IN_FUTURE",
+]);
+
+function failure(error: HookinboxError, status = error.status): InboxResponse {
+  return errorResponse(status, error.code, error.message);
 }
 
 /**
- * The whole ingest path for one request to a named source: verify on the raw bytes, identify,
- * store once (receipt + event in one durable commit), then answer. Never throws: every outcome is
- * a response with a stable code, and a 2xx is only returned after the commit.
+ * The whole ingest path for one request to a named source: rate limit and IP allowlist, verify on
+ * the raw bytes, answer a provider handshake, split a batch, identify, store once (receipt +
+ * event + deliveries in one durable commit per event), then answer. Never throws: every outcome
+ * is a response with a stable code, and a 2xx is only returned after the commit.
  *
  * @example
  * ```ts
@@ -51,15 +75,30 @@ export async function acceptWebhook(
     return failure(hookinboxError("HOOKINBOX_SOURCE_NOT_FOUND", sourceName));
   }
   const headers = readHeaders(request.headers);
-  const remoteAddress = request.remoteAddress ?? null;
-  const reject = (error: HookinboxError): InboxResponse => {
-    log({ outcome: "rejected", status: error.status, code: error.code });
+  const remoteAddress = clientAddress(
+    request.remoteAddress ?? null,
+    headers.get("x-forwarded-for"),
+    context.trustedProxies,
+  );
+  if (context.rejectLimiter.blocked(remoteAddress, receivedAt)) {
+    log(
+      { outcome: "rate-limited", status: 429, code: "HOOKINBOX_RATE_LIMITED", remoteAddress },
+      "warn",
+    );
+    return {
+      ...failure(hookinboxError("HOOKINBOX_RATE_LIMITED")),
+      headers: { "content-type": "application/json; charset=utf-8", "retry-after": "60" },
+    };
+  }
+  const reject = (error: HookinboxError, status = error.status): InboxResponse => {
+    log({ outcome: "rejected", status, code: error.code, remoteAddress });
+    context.rejectLimiter.record(remoteAddress, receivedAt);
     context.store
       .recordRejection({
         source: sourceName,
         receivedAt,
         remoteAddress,
-        status: error.status,
+        status,
         code: error.code,
         size: request.body.byteLength,
         headerNames: headers.pairs.map(([name]) => name),
@@ -67,7 +106,7 @@ export async function acceptWebhook(
       .catch(() => {
         // Best effort: a rejection that cannot be recorded is still logged above.
       });
-    return failure(error);
+    return failure(error, status);
   };
 
   if (request.method.toUpperCase() !== "POST") {
@@ -81,46 +120,64 @@ export async function acceptWebhook(
       hookinboxError("HOOKINBOX_BODY_TOO_LARGE", `limit is ${context.bodyLimit} bytes`),
     );
   }
+  if (source.allowIps && (remoteAddress === null || !source.allowIps.has(remoteAddress))) {
+    return reject(hookinboxError("HOOKINBOX_IP_NOT_ALLOWED"));
+  }
 
-  let identity: ReturnType<typeof identify>;
+  const { scheme } = source;
+  const signed: SignedRequest = {
+    method: request.method,
+    url: request.url,
+    headers,
+    body: request.body,
+  };
+  let identities: Array<{ identity: EventIdentity; body: Uint8Array }>;
   let secretIndex: number;
   try {
     const secrets = activeSecrets(source.secrets, receivedAt);
     if (secrets.length === 0) throw hookinboxError("HOOKINBOX_SOURCE_NO_ACTIVE_SECRET");
-    const verified = source.scheme.verifier.verify(
-      { method: request.method, url: request.url, headers, body: request.body },
-      secrets,
-      receivedAt,
-    );
+    const verified = scheme.verifier.verify(signed, secrets, receivedAt);
     secretIndex = verified.secretIndex;
-    identity = identify(source.identity, headers, request.body);
+    const matched = secrets.find((s) => s.index === verified.secretIndex);
+    const handshake = matched ? scheme.handshake?.(signed, verified, matched) : undefined;
+    if (handshake) {
+      log({ outcome: "handshake", status: handshake.status });
+      return { status: handshake.status, headers: { ...handshake.headers }, body: handshake.body };
+    }
+    // A batch (HubSpot, Adyen) is one event per item, each identified from its own bytes.
+    const items = scheme.split ? scheme.split(signed).map((item) => item.body) : [request.body];
+    identities = items.map((body) => ({
+      identity: identify(source.identity, headers, body),
+      body,
+    }));
   } catch (error) {
-    if (isHookinboxError(error)) return reject(error);
+    if (isHookinboxError(error)) {
+      const status =
+        scheme.rejectionStatus !== undefined && verificationCodes.has(error.code)
+          ? scheme.rejectionStatus
+          : error.status;
+      return reject(error, status);
+    }
     log({ outcome: "error", status: 500, err: { message: (error as Error).message } }, "error");
     return failure(hookinboxError("HOOKINBOX_INTERNAL_ERROR"));
   }
 
+  let results: AcceptResult[];
   try {
-    const result = await context.store.accept({
-      source: sourceName,
-      identity,
-      body: request.body,
-      headers: headers.pairs,
-      receivedAt,
-      remoteAddress,
-      secretIndex,
-      targets: context.route(sourceName, identity.type),
-    });
-    if (result.deliveries > 0) context.onDeliveries();
-    log({
-      outcome: result.duplicate ? "duplicate" : "stored",
-      deliveries: result.deliveries,
-      status: 200,
-      eventId: result.eventId,
-      dedupKey: identity.dedupKey,
-      type: identity.type,
-    });
-    return jsonResponse(200, { ok: true, eventId: result.eventId, duplicate: result.duplicate });
+    results = await Promise.all(
+      identities.map(({ identity, body }) =>
+        context.store.accept({
+          source: sourceName,
+          identity,
+          body,
+          headers: headers.pairs,
+          receivedAt,
+          remoteAddress,
+          secretIndex,
+          targets: context.route(sourceName, identity.type),
+        }),
+      ),
+    );
   } catch (error) {
     const storeError = isHookinboxError(error)
       ? error
@@ -128,9 +185,9 @@ export async function acceptWebhook(
     log(
       {
         outcome: "unavailable",
-        status: storeError.status,
+        status: 503,
         code: storeError.code,
-        dedupKey: identity.dedupKey,
+        dedupKeys: identities.map((i) => i.identity.dedupKey),
       },
       "warn",
     );
@@ -138,4 +195,28 @@ export async function acceptWebhook(
       storeError.status === 503 ? storeError : hookinboxError("HOOKINBOX_STORE_UNAVAILABLE"),
     );
   }
+  if (results.some((r) => r.deliveries > 0)) context.onDeliveries();
+  results.forEach((result, i) => {
+    const { identity } = identities[i]!;
+    log({
+      outcome: result.duplicate ? "duplicate" : "stored",
+      deliveries: result.deliveries,
+      status: scheme.acceptedResponse?.status ?? 200,
+      eventId: result.eventId,
+      dedupKey: identity.dedupKey,
+      type: identity.type,
+    });
+  });
+  if (scheme.acceptedResponse) {
+    const { status, headers: responseHeaders, body } = scheme.acceptedResponse;
+    return { status, headers: { ...responseHeaders }, body };
+  }
+  if (!scheme.split) {
+    const [result] = results;
+    return jsonResponse(200, { ok: true, eventId: result!.eventId, duplicate: result!.duplicate });
+  }
+  return jsonResponse(200, {
+    ok: true,
+    events: results.map((r) => ({ eventId: r.eventId, duplicate: r.duplicate })),
+  });
 }

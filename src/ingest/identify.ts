@@ -10,6 +10,7 @@ function contextFor(headers: RequestHeaders, body: Uint8Array): IdentityContext 
   let parsed: { value: unknown } | undefined;
   return {
     headers,
+    body,
     json() {
       if (!parsed) {
         try {

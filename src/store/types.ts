@@ -109,6 +109,37 @@ export interface EventDetail extends EventSummary {
   readonly deliveries: DeliveryView[];
 }
 
+/** One receipt as the receipts listing shows it; rejections carry their reason. */
+export interface ReceiptRecord {
+  readonly id: string;
+  readonly source: string;
+  readonly receivedAt: string;
+  /** Null for a rejected request. */
+  readonly eventId: string | null;
+  readonly duplicate: boolean;
+  readonly remoteAddress: string | null;
+  /** HTTP status of a rejection. */
+  readonly status: number | null;
+  /** HOOKINBOX_* code of a rejection. */
+  readonly code: string | null;
+  readonly size: number | null;
+  /** Header names of a rejection (never values). */
+  readonly headerNames: string[] | null;
+}
+
+export interface ReceiptQuery {
+  /** true: rejections only; false: accepted only; absent: all. */
+  readonly rejected?: boolean;
+  readonly source?: string;
+  readonly limit?: number;
+  readonly cursor?: string;
+}
+
+export interface ReceiptPage {
+  readonly items: ReceiptRecord[];
+  readonly nextCursor: string | null;
+}
+
 export interface MigrationReport {
   readonly applied: string[];
   readonly current: number;
@@ -130,6 +161,8 @@ export interface Store extends QueueStore {
   /** Newest first, paginated by an opaque cursor. Never loads more than `limit` rows. */
   listEvents(query: EventQuery): Promise<EventPage>;
   getEvent(id: string): Promise<EventDetail | null>;
+  /** Newest-first receipts, e.g. the rejected requests of a source; never more than `limit`. */
+  listReceipts(query: ReceiptQuery): Promise<ReceiptPage>;
   /** Performs a real write and commit; rejects when the store cannot commit (for /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -439,6 +439,43 @@ export function runStoreConformance(name: string, open: () => Promise<OpenedStor
         expect((await store.listEvents({})).items[0]?.receiptCount).toBe(1);
       });
 
+      it("lists rejections newest first with their reason and metadata, paged, never bodies", async () => {
+        for (let i = 0; i < 7; i++) {
+          await store.recordRejection(
+            rejectionInput({ source: i % 2 ? "a" : "b", size: i, receivedAt: 1_000 + i }),
+          );
+        }
+        const accepted = await store.accept(acceptInput());
+        const first = await store.listReceipts({ rejected: true, limit: 3 });
+        expect(first.items.map((r) => r.size)).toEqual([6, 5, 4]);
+        expect(first.items[0]).toEqual({
+          id: expect.stringMatching(/^rcp_/),
+          source: "b",
+          receivedAt: new Date(1_006).toISOString(),
+          eventId: null,
+          duplicate: false,
+          remoteAddress: "198.51.100.7",
+          status: 401,
+          code: "HOOKINBOX_SIGNATURE_MISMATCH",
+          size: 6,
+          headerNames: ["content-type", "stripe-signature"],
+        });
+        const rest = await store.listReceipts({
+          rejected: true,
+          limit: 10,
+          cursor: first.nextCursor!,
+        });
+        expect(rest.items.map((r) => r.size)).toEqual([3, 2, 1, 0]);
+        expect(rest.nextCursor).toBeNull();
+        expect(
+          (await store.listReceipts({ rejected: true, source: "a" })).items.map((r) => r.size),
+        ).toEqual([5, 3, 1]);
+        expect((await store.listReceipts({ rejected: false })).items.map((r) => r.id)).toEqual([
+          accepted.receiptId,
+        ]);
+        expect((await store.listReceipts({})).items).toHaveLength(8);
+      });
+
       it("accepts and rejections committed side by side all succeed", async () => {
         const work: Promise<unknown>[] = [];
         for (let i = 0; i < 30; i++) {

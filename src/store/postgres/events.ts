@@ -1,7 +1,8 @@
 import type pg from "pg";
 import type { DeliveryView } from "../queue-types.ts";
 import { decodeCursor, encodeCursor, pageLimit } from "../sqlite/list-events.ts";
-import type { EventDetail, EventPage, EventQuery } from "../types.ts";
+import { toReceiptRecord } from "../sqlite/list-receipts.ts";
+import type { EventDetail, EventPage, EventQuery, ReceiptPage, ReceiptQuery } from "../types.ts";
 import { withRetry } from "./connection.ts";
 
 const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
@@ -117,5 +118,45 @@ export async function getEventPostgres(
       secretIndex: r.secret_index,
     })),
     deliveries: await deliveriesOf(id),
+  };
+}
+
+/**
+ * Newest-first receipts, optionally rejections only and by source; never more than `limit`.
+ *
+ * @example
+ * ```ts
+ * await listReceiptsPostgres(pool, { rejected: true, limit: 50 });
+ * ```
+ */
+export async function listReceiptsPostgres(
+  pool: pg.Pool,
+  query: ReceiptQuery,
+): Promise<ReceiptPage> {
+  const limit = pageLimit(query.limit);
+  const where: string[] = [];
+  const values: unknown[] = [];
+  if (query.rejected === true) where.push("event_id IS NULL");
+  if (query.rejected === false) where.push("event_id IS NOT NULL");
+  if (query.source !== undefined) {
+    values.push(query.source);
+    where.push(`source = $${values.length}`);
+  }
+  if (query.cursor !== undefined) {
+    values.push(decodeCursor(query.cursor, "rcp"));
+    where.push(`id < $${values.length}`);
+  }
+  values.push(limit + 1);
+  const { rows } = await withRetry(() =>
+    pool.query(
+      `SELECT id, source, received_at, event_id, duplicate, remote_address, status, code, size, header_names
+       FROM receipts ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT $${values.length}`,
+      values,
+    ),
+  );
+  const page = rows.slice(0, limit);
+  return {
+    items: page.map(toReceiptRecord),
+    nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null,
   };
 }

@@ -5,7 +5,7 @@ import { acceptPostgres, recordRejectionPostgres } from "./accept.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
 import { deliveriesPostgres } from "./deliveries.ts";
 import { effectsPostgres } from "./effects.ts";
-import { getEventPostgres, listEventsPostgres } from "./events.ts";
+import { getEventPostgres, listEventsPostgres, listReceiptsPostgres } from "./events.ts";
 import { listenForDeliveries } from "./listen.ts";
 import { migratePostgres } from "./migrate.ts";
 import { claimPostgres, completePostgres, failPostgres, leasesPostgres } from "./queue.ts";
@@ -95,6 +95,7 @@ export function openPostgresStore(
       open();
       return getEventPostgres(pool, id, (eventId) => deliveries.ofEvent(eventId));
     },
+    listReceipts: (query) => run(() => listReceiptsPostgres(pool, query)),
     async ping() {
       open();
       await withRetry(() =>

@@ -36,7 +36,7 @@ export function encodeCursor(lastId: string): string {
  * decodeCursor("nope"); // throws HookinboxError HOOKINBOX_CURSOR_INVALID
  * ```
  */
-export function decodeCursor(cursor: string, prefix: "evt" | "dlv" = "evt"): string {
+export function decodeCursor(cursor: string, prefix: "evt" | "dlv" | "rcp" = "evt"): string {
   const id = Buffer.from(cursor, "base64url").toString("utf8");
   const pattern = prefix === "evt" ? eventIdPattern : idPattern(prefix);
   if (!pattern.test(id) || encodeCursor(id) !== cursor) {

@@ -17,6 +17,7 @@ import { prepareAccept } from "./accept.ts";
 import { prepareGetEvent } from "./get-event.ts";
 import { type CommitInfo, GroupCommit } from "./group-commit.ts";
 import { prepareListEvents } from "./list-events.ts";
+import { prepareListReceipts } from "./list-receipts.ts";
 import { migrateSqlite } from "./migrate.ts";
 import { preparePing } from "./ping.ts";
 import { prepareClaimDeliveries } from "./queue/claim-deliveries.ts";
@@ -157,6 +158,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         ping: preparePing(db, now),
         listEvents: prepareListEvents(db),
         getEvent: prepareGetEvent(db),
+        listReceipts: prepareListReceipts(db),
         claim: prepareClaimDeliveries(db),
         complete: prepareCompleteDelivery(db),
         fail: prepareFailDelivery(db),
@@ -252,6 +254,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         const event = current.getEvent(id);
         return event ? { ...event, deliveries: current.deliveries.ofEvent(id) } : null;
       });
+    },
+
+    listReceipts(query) {
+      return read((current) => current.listReceipts(query));
     },
 
     // ---- processing (src/store/queue-types.ts) ----
@@ -422,6 +428,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 }
 
 interface Operations {
+  listReceipts: ReturnType<typeof prepareListReceipts>;
   claim: ReturnType<typeof prepareClaimDeliveries>;
   complete: ReturnType<typeof prepareCompleteDelivery>;
   fail: ReturnType<typeof prepareFailDelivery>;

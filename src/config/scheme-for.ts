@@ -1,0 +1,130 @@
+import { hookinboxError } from "../errors.ts";
+import { adyenScheme } from "../providers/adyen.ts";
+import { discordScheme } from "../providers/discord.ts";
+import { githubScheme } from "../providers/github.ts";
+import { gitlabScheme } from "../providers/gitlab.ts";
+import { hmacScheme } from "../providers/hmac.ts";
+import { hubspotScheme } from "../providers/hubspot.ts";
+import { intercomScheme } from "../providers/intercom.ts";
+import { linearScheme } from "../providers/linear.ts";
+import { mercadoPagoScheme } from "../providers/mercadopago.ts";
+import { paddleScheme } from "../providers/paddle.ts";
+import { shopifyScheme } from "../providers/shopify.ts";
+import { slackScheme } from "../providers/slack.ts";
+import { squareScheme } from "../providers/square.ts";
+import { standardWebhooksScheme } from "../providers/standard-webhooks.ts";
+import { stripeScheme } from "../providers/stripe.ts";
+import { twilioScheme } from "../providers/twilio.ts";
+import { twitchScheme } from "../providers/twitch.ts";
+import type { ProviderScheme } from "../providers/types.ts";
+import { zoomScheme } from "../providers/zoom.ts";
+import type { SourceConfig } from "./schema.ts";
+import { parseDuration } from "./units.ts";
+
+/** Stripe's and Standard Webhooks' documented window, when a source sets none. */
+const defaultToleranceMs = 300_000;
+
+function requireUrl(value: string | undefined, where: string, why: string): string {
+  if (value === undefined) {
+    throw hookinboxError(
+      "HOOKINBOX_CONFIG_INVALID",
+      `\n  - ${where}: ${why}; set http.publicUrl or ${where}`,
+    );
+  }
+  return value.replace(/\/+$/, "");
+}
+
+/**
+ * Builds a source's provider scheme from its config. Providers with their own documented window
+ * (Paddle 5 s, Linear 60 s, Twitch 10 min…) keep it unless the source sets `tolerance`.
+ *
+ * @example
+ * ```ts
+ * schemeFor("stripe", { provider: "stripe", secrets: ["whsec_…"] }, undefined).provider; // "stripe"
+ * ```
+ */
+export function schemeFor(
+  name: string,
+  source: SourceConfig,
+  httpPublicUrl: string | undefined,
+): ProviderScheme {
+  const configured =
+    "tolerance" in source && source.tolerance !== undefined
+      ? parseDuration(source.tolerance)
+      : undefined;
+  const window = configured === undefined ? {} : { toleranceMs: configured };
+  const toleranceMs = configured ?? defaultToleranceMs;
+  const at = `sources.${name}`;
+  switch (source.provider) {
+    case "stripe":
+      return stripeScheme({ toleranceMs });
+    case "github":
+      return githubScheme({ allowSha1: source.allowSha1 ?? false });
+    case "standard-webhooks":
+      return standardWebhooksScheme({ toleranceMs });
+    case "hmac":
+      return hmacScheme({
+        header: source.header.toLowerCase(),
+        prefix: source.prefix,
+        algorithm: source.algorithm ?? "sha256",
+        encoding: source.encoding ?? "hex",
+        secretEncoding: source.secretEncoding ?? "utf8",
+        signedContent: source.signedContent ?? "{body}",
+        timestampHeader: source.timestampHeader?.toLowerCase(),
+        timestampUnit: source.timestampUnit ?? "s",
+        idHeader: source.idHeader?.toLowerCase(),
+        toleranceMs,
+      });
+    case "shopify":
+      return shopifyScheme();
+    case "slack":
+      return slackScheme(window);
+    case "twilio":
+      return twilioScheme({
+        publicUrl: requireUrl(
+          source.publicUrl ?? httpPublicUrl,
+          `${at}.publicUrl`,
+          "Twilio signs the public URL it calls",
+        ),
+      });
+    case "hubspot":
+      return hubspotScheme({
+        publicUrl: requireUrl(
+          source.publicUrl ?? httpPublicUrl,
+          `${at}.publicUrl`,
+          "HubSpot signs the public URL it calls",
+        ),
+        ...window,
+        ...(source.allowLegacy === undefined ? {} : { allowLegacy: source.allowLegacy }),
+      });
+    case "paddle":
+      return paddleScheme(window);
+    case "square":
+      return squareScheme({
+        notificationUrl:
+          source.notificationUrl ??
+          `${requireUrl(httpPublicUrl, `${at}.notificationUrl`, "Square signs the notification URL")}/webhooks/${name}`,
+      });
+    case "zoom":
+      return zoomScheme(window);
+    case "linear":
+      return linearScheme(window);
+    case "discord":
+      return discordScheme(window);
+    case "gitlab":
+      return gitlabScheme({
+        ...window,
+        ...(source.requireSignature === undefined
+          ? {}
+          : { requireSignature: source.requireSignature }),
+      });
+    case "intercom":
+      return intercomScheme();
+    case "twitch":
+      return twitchScheme(window);
+    case "adyen":
+      return adyenScheme();
+    case "mercadopago":
+      return mercadoPagoScheme(window);
+  }
+}
