@@ -14,12 +14,18 @@ const utf8 = new TextDecoder("utf-8", { fatal: false });
  * ```
  */
 export function toHandlerEvent(delivery: ClaimedDelivery): HandlerEvent {
-  let payload: unknown = null;
-  try {
-    payload = JSON.parse(utf8.decode(delivery.body));
-  } catch {
-    payload = null;
-  }
+  // Parsed on first read: many handlers never look at the payload.
+  let parsed: { value: unknown } | undefined;
+  const payload = () => {
+    if (!parsed) {
+      try {
+        parsed = { value: JSON.parse(utf8.decode(delivery.body)) };
+      } catch {
+        parsed = { value: null };
+      }
+    }
+    return parsed.value;
+  };
   const headers: Record<string, string> = {};
   for (const [name, value] of delivery.headers) {
     const key = name.toLowerCase();
@@ -33,7 +39,9 @@ export function toHandlerEvent(delivery: ClaimedDelivery): HandlerEvent {
     orderingKey: delivery.orderingKey,
     version: delivery.version,
     occurredAt: delivery.occurredAt === null ? null : new Date(delivery.occurredAt),
-    payload,
+    get payload() {
+      return payload();
+    },
     rawBody: delivery.body,
     headers,
     attempt: delivery.budgetAttempt,

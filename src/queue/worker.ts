@@ -146,7 +146,7 @@ export function startWorker(options: WorkerOptions): Worker {
       .finally(() => {
         inFlight.delete(delivery.id);
         if (stopping && inFlight.size === 0) for (const resolve of drained.splice(0)) resolve();
-        pump();
+        requestPump();
       });
   };
 
@@ -156,6 +156,19 @@ export function startWorker(options: WorkerOptions): Worker {
     // Not unref'd: a running worker keeps a worker-only process alive until stop().
     timer = setTimeout(pump, Math.max(0, Math.min(delayMs, options.pollIntervalMs)));
   };
+
+  // Completions of one group commit resolve in the same turn: coalescing their wake-ups into one
+  // claim for every freed slot turned a burn-down's claims of 1, 1, 8 (a commit each) into one
+  // claim of 10 (bench:queue: 3 commits per 10 deliveries before).
+  let pumpRequested = false;
+  function requestPump(): void {
+    if (pumpRequested) return;
+    pumpRequested = true;
+    setImmediate(() => {
+      pumpRequested = false;
+      void pump();
+    });
+  }
 
   async function pump(): Promise<void> {
     if (stopping) return;
@@ -262,7 +275,7 @@ export function startWorker(options: WorkerOptions): Worker {
   rescue.unref?.();
 
   // Other processes' commits wake this worker where the store can tell (PostgreSQL NOTIFY).
-  const unsubscribe = store.onDeliveries?.(() => void pump());
+  const unsubscribe = store.onDeliveries?.(() => requestPump());
 
   void store.rescueExpiredLeases(now()).catch(() => undefined);
   alertDeadLetters();
@@ -270,7 +283,7 @@ export function startWorker(options: WorkerOptions): Worker {
 
   return {
     id,
-    notify: () => void pump(),
+    notify: () => requestPump(),
     idle: () =>
       new Promise<void>((resolve) => {
         idleWaiters.push(resolve);

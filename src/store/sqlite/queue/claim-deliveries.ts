@@ -102,7 +102,7 @@ export function prepareClaimDeliveries(
         now: at,
         afterRunAt,
         afterId,
-        page: Math.min(100, maxScan - scanned),
+        page: Math.min(Math.max(2 * (limit - claimed.length), 8), 100, maxScan - scanned),
       });
       if (page.length === 0) break;
       for (const candidate of page) {
