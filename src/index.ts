@@ -14,14 +14,28 @@ export { fastifyPlugin } from "./adapters/fastify.ts";
 export { toFetchHandler } from "./adapters/fetch.ts";
 export { toNodeListener } from "./adapters/node.ts";
 export {
+  adyen,
   defineConfig,
+  discord,
   github,
+  gitlab,
   type HookinboxConfig,
   hmac,
+  hubspot,
+  intercom,
+  linear,
+  mercadopago,
+  paddle,
   type SecretConfig,
   type SourceConfig,
+  shopify,
+  slack,
+  square,
   standardWebhooks,
   stripe,
+  twilio,
+  twitch,
+  zoom,
 } from "./config/index.ts";
 export type { EffectHeldAlert } from "./config/resolve.ts";
 export { type ErrorCode, errorCodes, HookinboxError, isHookinboxError } from "./errors.ts";

@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from "node:crypto";
 import type { ResolvedSource } from "../config/index.ts";
+import { hookinboxError } from "../errors.ts";
 
 /** A signed test request for `hookinbox send`. */
 export interface TestRequest {
@@ -78,8 +79,9 @@ export function signTestEvent(source: ResolvedSource, nowMs: number, type: strin
       };
     }
     default:
-      throw new Error(
-        `hookinbox send does not sign for provider "${source.provider}"; sign with your sender's tooling`,
+      throw hookinboxError(
+        "HOOKINBOX_USAGE",
+        `hookinbox send signs for stripe, github and standard-webhooks sources, not "${source.provider}"; send a test from the provider's dashboard`,
       );
   }
 }

@@ -1,4 +1,24 @@
-export { defineConfig, github, hmac, standardWebhooks, stripe } from "./define.ts";
+export {
+  adyen,
+  defineConfig,
+  discord,
+  github,
+  gitlab,
+  hmac,
+  hubspot,
+  intercom,
+  linear,
+  mercadopago,
+  paddle,
+  shopify,
+  slack,
+  square,
+  standardWebhooks,
+  stripe,
+  twilio,
+  twitch,
+  zoom,
+} from "./define.ts";
 export { configFileNames, loadConfigFile } from "./load.ts";
 export {
   defaultStoreUrl,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isHookinboxError } from "../errors.ts";
+import { readHeaders } from "../ingest/headers.ts";
+import { identify } from "../ingest/identify.ts";
 import { stripe } from "./define.ts";
 import { resolveConfig } from "./resolve.ts";
 import { activeSecrets } from "./secrets.ts";
@@ -125,6 +127,53 @@ describe("resolveConfig", () => {
     expect(source.secrets.map((s) => s.value)).toEqual(["whsec_1"]);
     expect(source.identity.orderingKey).toBe("$.data.object.customer");
     expect(source.identity.id).toBe("$.id");
+  });
+});
+
+describe("identity overrides", () => {
+  const headers = readHeaders([["x-shop", "s1"]]);
+  const body = new TextEncoder().encode('{"pspReference":"881","eventCode":"CAPTURE"}');
+
+  it("builds a synthetic key from several named fields, and refuses the event when one is missing", () => {
+    const config = resolveConfig(
+      {
+        sources: {
+          x: {
+            provider: "hmac",
+            header: "x-sig",
+            secrets: ["s"],
+            identity: { id: ["$.pspReference", "$.eventCode", "header:x-shop"] },
+          },
+        },
+      },
+      {},
+    );
+    const spec = config.sources.get("x")!.identity;
+    expect(identify(spec, headers, body).dedupKey).toBe("881:CAPTURE:s1");
+    expect(() => identify(spec, readHeaders([]), body)).toThrow(
+      "a field of the source's id is missing",
+    );
+  });
+
+  it("hashes the body only when asked for by name", () => {
+    const config = resolveConfig(
+      {
+        sources: {
+          x: { provider: "hmac", header: "x-sig", secrets: ["s"], identity: { id: "body:sha256" } },
+        },
+      },
+      {},
+    );
+    expect(identify(config.sources.get("x")!.identity, headers, body).dedupKey).toMatch(
+      /^sha256:[0-9a-f]{64}$/,
+    );
+    expect(
+      configError({
+        sources: {
+          x: { provider: "hmac", header: "x-sig", secrets: ["s"], identity: { id: "body" } },
+        },
+      }),
+    ).toContain("sources.x.identity.id");
   });
 });
 

@@ -6,6 +6,7 @@ import { type AddressList, addressList } from "../ingest/ip-allow.ts";
 import type { IdentitySpec, ProviderScheme } from "../providers/types.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
 import { formatIssues } from "./format-issues.ts";
+import { compileIdentity } from "./identity.ts";
 import {
   configSchema,
   type HookinboxConfig,
@@ -203,7 +204,7 @@ export function resolveConfig(
       name,
       provider: source.provider,
       scheme,
-      identity: { ...scheme.identity, ...(source.identity ?? {}) },
+      identity: { ...scheme.identity, ...compileIdentity(source.identity) },
       secrets,
       allowIps: source.allowIps ? addressList(source.allowIps) : null,
     });
@@ -259,6 +260,10 @@ export function resolveConfig(
  * ```
  */
 export function resolveStoreUrl(input: unknown, env: Record<string, string | undefined>): string {
-  const store = (input as { store?: unknown } | null | undefined)?.store;
+  // The selected environment's store wins over the base config's.
+  const hasEnvironments =
+    (input as { environments?: unknown } | null | undefined)?.environments !== undefined;
+  const config = hasEnvironments ? selectEnvironment(input, env).config : input;
+  const store = (config as { store?: unknown } | null | undefined)?.store;
   return env.DATABASE_URL || (typeof store === "string" && store) || defaultStoreUrl;
 }

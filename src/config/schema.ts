@@ -37,7 +37,18 @@ const identityPath = z
   });
 
 const identitySchema = z.strictObject({
-  id: identityPath.optional(),
+  /**
+   * The dedup key: one path, several joined with ":" (a synthetic key from named business
+   * fields), or "body:sha256" — only when asked for by name, since two distinct events with
+   * identical bodies would then count as one.
+   */
+  id: z
+    .union([
+      identityPath,
+      z.array(identityPath).min(2, "a composite id names at least two fields"),
+      z.literal("body:sha256"),
+    ])
+    .optional(),
   type: identityPath.optional(),
   orderingKey: identityPath.optional(),
   version: identityPath.optional(),

@@ -28,7 +28,15 @@ function contextFor(headers: RequestHeaders, body: Uint8Array): IdentityContext 
   };
 }
 
-function read(field: IdentityField | undefined, context: IdentityContext): unknown {
+/**
+ * Reads one identity field: a function (presets), `header:name`, or a JSON path into the body.
+ *
+ * @example
+ * ```ts
+ * readField("header:x-event-id", context);
+ * ```
+ */
+export function readField(field: IdentityField | undefined, context: IdentityContext): unknown {
   if (field === undefined) return undefined;
   if (typeof field === "function") return field(context);
   if (field.startsWith("header:")) return context.headers.get(field.slice(7).toLowerCase());
@@ -38,7 +46,7 @@ function read(field: IdentityField | undefined, context: IdentityContext): unkno
 /** Optional fields never reject an event: an unreadable one is simply unknown. */
 function readOptional(field: IdentityField | undefined, context: IdentityContext): unknown {
   try {
-    return read(field, context);
+    return readField(field, context);
   } catch {
     return undefined;
   }
@@ -90,11 +98,15 @@ export function identify(
   body: Uint8Array,
 ): EventIdentity {
   const context = contextFor(headers, body);
-  const dedupKey = asText(read(spec.id, context));
+  const dedupKey = asText(readField(spec.id, context));
   if (dedupKey === null) {
     throw hookinboxError(
       "HOOKINBOX_EVENT_ID_MISSING",
-      typeof spec.id === "string" ? `expected it at ${spec.id}` : "the source defines no id",
+      typeof spec.id === "string"
+        ? `expected it at ${spec.id}`
+        : spec.id
+          ? "a field of the source's id is missing"
+          : "the source defines no id",
     );
   }
   if (dedupKey.length > 512)

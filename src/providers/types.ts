@@ -150,7 +150,7 @@ export interface ProviderScheme {
   ): HandshakeResponse | undefined;
   /**
    * Splits a verified batch request into its events. Ingest calls it after verification (and
-   * after `handshake`), then identifies and stores every item separately under the same receipt;
+   * after `handshake`), then identifies and stores every item separately (a receipt per item, each linked to its event);
    * an empty list means the request carried no event (answer 2xx, store nothing). Throws
    * HOOKINBOX_BODY_INVALID_JSON when the body is not JSON. Absent: the request is one event.
    */

@@ -59,6 +59,12 @@ export function effectsPostgres(pool: pg.Pool) {
       if (inserted.rows[0])
         return { state: "claimed", effectId: inserted.rows[0].id, reclaimed: false };
       const client = await withRetry(() => pool.connect());
+      // See completePostgres: a checked-out client needs its own error listener.
+      let broken: Error | undefined;
+      const onError = (error: Error) => {
+        broken = error;
+      };
+      client.on("error", onError);
       try {
         await client.query("BEGIN");
         const { rows } = await client.query(
@@ -100,7 +106,8 @@ export function effectsPostgres(pool: pg.Pool) {
         await client.query("ROLLBACK").catch(() => undefined);
         throw error;
       } finally {
-        client.release();
+        client.off("error", onError);
+        client.release(broken);
       }
     },
     async complete(

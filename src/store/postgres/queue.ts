@@ -98,6 +98,13 @@ export async function completePostgres<T>(
   }
   const client = await withRetry(() => pool.connect());
   let broken: Error | undefined;
+  // A checked-out client has no pool error listener: without this one, a connection that dies
+  // mid-transaction (restart, network cut) is an unhandled 'error' event that kills the process.
+  // The query under way rejects as well; this only marks the client broken.
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on("error", onError);
   try {
     await client.query("BEGIN");
     const { rows } = await client.query({ name: "hookinbox_complete", text: completeSql, values });
@@ -117,6 +124,7 @@ export async function completePostgres<T>(
     });
     throw error;
   } finally {
+    client.off("error", onError);
     client.release(broken);
   }
 }

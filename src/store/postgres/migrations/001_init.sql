@@ -41,6 +41,9 @@ CREATE TABLE receipts (
   secret_index    integer
 );
 CREATE INDEX receipts_event_id_received_at ON receipts (event_id, received_at, id) WHERE event_id IS NOT NULL;
+-- Newest-first listings of rejected requests, overall and per source.
+CREATE INDEX receipts_rejected ON receipts (id) WHERE event_id IS NULL;
+CREATE INDEX receipts_rejected_source ON receipts (source, id) WHERE event_id IS NULL;
 
 CREATE TABLE hookinbox_heartbeat (
   id  integer PRIMARY KEY CHECK (id = 1),
