@@ -28,6 +28,13 @@ export function loadPostgresMigrations(): Array<{ id: number; name: string; sql:
  */
 export async function migratePostgres(pool: pg.Pool, schema: string): Promise<MigrationReport> {
   const client = await pool.connect();
+  // A checked-out client has no pool error listener: without this one, a connection that dies
+  // during migration would crash the process instead of failing the migration.
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on("error", onError);
   try {
     await client.query("SELECT pg_advisory_lock(hashtextextended($1, 7030))", [
       `hookinbox-migrate:${schema}`,
@@ -71,6 +78,7 @@ export async function migratePostgres(pool: pg.Pool, schema: string): Promise<Mi
         .catch(() => undefined);
     }
   } finally {
-    client.release();
+    client.off("error", onError);
+    client.release(broken);
   }
 }
