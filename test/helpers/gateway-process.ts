@@ -24,12 +24,18 @@ export async function spawnGateway(
   return spawnCommand(dir, ["start", "--config", configPath, "--port", "0"], env);
 }
 
-/** Starts `hookinbox <args>` in `cwd` and resolves once it says where it listens. */
+/**
+ * Starts `hookinbox <args>` in `cwd` and resolves once it says where it listens (or, with
+ * `ready`, once its stderr matches that pattern: e.g. a `--role worker` process, whose `url` is
+ * then empty).
+ */
 export function spawnCommand(
   cwd: string,
   args: string[],
   env: Record<string, string> = {},
+  options: { ready?: RegExp } = {},
 ): Promise<GatewayProcess> {
+  const ready = options.ready ?? /listening on (http:\/\/[^\s]+)/;
   const child = spawn(process.execPath, [join(repoRoot, "bin/hookinbox.mjs"), ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? "", ...env },
@@ -47,10 +53,11 @@ export function spawnCommand(
     const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${stderr}`)), 20_000);
     child.stderr!.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
-      const match = /listening on (http:\/\/[^\s]+)/.exec(stderr);
+      const match = ready.exec(stderr);
       if (match) {
         clearTimeout(timer);
-        resolve({ child, url: match[1]!, output: () => ({ stdout, stderr }), exited: () => exit });
+        const url = match[1]?.startsWith("http") ? match[1] : "";
+        resolve({ child, url, output: () => ({ stdout, stderr }), exited: () => exit });
       }
     });
     exit.then(({ code }) => {

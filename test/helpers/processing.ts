@@ -30,8 +30,9 @@ export async function until<T>(
 }
 
 /**
- * An inbox on a fresh SQLite file with one Standard Webhooks source `std` whose identity reads
- * `$.key` as the ordering key and `$.seq` as the version, plus the given handlers.
+ * An inbox with one Standard Webhooks source `std` whose identity reads `$.key` as the ordering
+ * key and `$.seq` as the version, plus the given handlers. The store is `config.store` when given
+ * (see storeFactories in stores.ts), else a fresh SQLite file.
  */
 export function processingInbox(config: Record<string, unknown>, options: InboxOptions = {}) {
   const tmp = tempDir();

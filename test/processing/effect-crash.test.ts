@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createInbox } from "../../src/inbox.ts";
 import { until } from "../helpers/processing.ts";
 import { stripeRequest } from "../helpers/signers.ts";
-import { repoRoot, tempDir } from "../helpers/temp.ts";
+import { storeFactories } from "../helpers/stores.ts";
+import { repoRoot } from "../helpers/temp.ts";
 import { effectWorkerConfig } from "./fixtures/effect-config.ts";
 
 const cleanups: Array<() => void | Promise<void>> = [];
@@ -37,22 +38,25 @@ function spawnWorker(args: string[]) {
 const lines = (file: string) =>
   existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean) : [];
 
-describe.each(["reclaim", "hold"] as const)(
-  "worker SIGKILLed between an effect's claim and its completion (onStale: %s)",
-  (onStale) => {
+const cases = storeFactories().flatMap((factory) =>
+  (["reclaim", "hold"] as const).map((onStale) => ({ factory, onStale, kind: factory.kind })),
+);
+
+describe.each(cases)(
+  "worker SIGKILLed between an effect's claim and its completion ($kind, onStale: $onStale)",
+  ({ factory, onStale }) => {
     it(
       onStale === "reclaim"
         ? "runs the effect again and finishes the delivery"
         : "holds the effect for a human, alerts once, dead-letters",
       async () => {
-        const tmp = tempDir();
-        cleanups.push(tmp.cleanup);
-        const dbPath = join(tmp.dir, "effects.db");
-        const callsFile = join(tmp.dir, "calls");
-        const alertsFile = join(tmp.dir, "alerts");
+        const store = await factory.open();
+        cleanups.push(() => store.cleanup());
+        const callsFile = join(store.dir, "calls");
+        const alertsFile = join(store.dir, "alerts");
         // Ingest in this process (no worker here), process in child processes.
         const inbox = createInbox(
-          effectWorkerConfig(dbPath, onStale, {
+          effectWorkerConfig(store.url, onStale, {
             effect: async () => undefined,
             alert: () => undefined,
           }),
@@ -68,12 +72,12 @@ describe.each(["reclaim", "hold"] as const)(
         });
         const { eventId } = JSON.parse(accepted.body) as { eventId: string };
 
-        const hanging = spawnWorker([dbPath, onStale, "hang", callsFile, alertsFile]);
+        const hanging = spawnWorker([store.url, onStale, "hang", callsFile, alertsFile]);
         await until(() => lines(callsFile).length === 1, 20_000, "the effect's first call");
         hanging.child.kill("SIGKILL");
         expect(await hanging.exited).toBe("SIGKILL");
 
-        spawnWorker([dbPath, onStale, "finish", callsFile, alertsFile]);
+        spawnWorker([store.url, onStale, "finish", callsFile, alertsFile]);
         const event = await until(
           async () => {
             const e = await inbox.store.getEvent(eventId);

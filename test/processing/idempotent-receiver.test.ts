@@ -1,15 +1,14 @@
-import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
 import type { HandlerContext, HandlerEvent } from "../../src/handlers/types.ts";
 import { until } from "../helpers/processing.ts";
 import { stripeRequest, testSources } from "../helpers/signers.ts";
-import { tempDir } from "../helpers/temp.ts";
+import { type StoreFactory, storeFactories, type TestStore } from "../helpers/stores.ts";
 
 // The four tests every idempotent receiver needs, over real HTTP with Stripe-signed requests.
 // (The fourth, a worker killed between an effect's claim and its completion, is in
-// effect-crash.test.ts since it needs a real process to kill.)
+// effect-crash.test.ts since it needs a real process to kill.) On both stores: the handler's
+// SQL runs in the store's own dialect, in the transaction that completes the delivery.
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -18,19 +17,20 @@ afterEach(async () => {
 
 interface Env {
   gateway: Gateway;
-  dbPath: string;
+  store: TestStore;
   emails: string[];
   calls: string[];
 }
 
-async function start(): Promise<Env> {
-  const tmp = tempDir();
-  const dbPath = join(tmp.dir, "receiver.db");
+async function start(factory: StoreFactory): Promise<Env> {
+  const store = await factory.open();
+  cleanups.push(() => store.cleanup());
+  const { sql, double } = store.dialect;
   const emails: string[] = [];
   const calls: string[] = [];
   const gateway = await startGateway(
     {
-      store: `sqlite:${dbPath}`,
+      store: store.url,
       sources: { stripe: testSources.stripe },
       handlers: {
         "stripe:invoice.paid": async (
@@ -47,7 +47,7 @@ async function start(): Promise<Env> {
             { onStale: "reclaim" },
           );
           await ctx.transaction(async (tx) => {
-            await tx.query("INSERT INTO credits (event_id, invoice) VALUES (?, ?)", [
+            await tx.query(sql("INSERT INTO credits (event_id, invoice) VALUES (?, ?)"), [
               event.dedupKey,
               event.payload.data.object.id,
             ]);
@@ -61,8 +61,8 @@ async function start(): Promise<Env> {
           await ctx.transaction(async (tx) => {
             const sub = event.payload.data.object;
             await tx.query(
-              `INSERT INTO subscriptions (id, status, version) VALUES (?, ?, ?)
-               ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version`,
+              sql(`INSERT INTO subscriptions (id, status, version) VALUES (?, ?, ?)
+               ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version`),
               [sub.id, sub.status, event.version],
             );
           });
@@ -72,12 +72,12 @@ async function start(): Promise<Env> {
     },
     { env: {}, port: 0, adminToken: "t" },
   );
-  const db = new Database(dbPath);
-  db.exec("CREATE TABLE credits (event_id TEXT NOT NULL, invoice TEXT NOT NULL)");
-  db.exec("CREATE TABLE subscriptions (id TEXT PRIMARY KEY, status TEXT NOT NULL, version REAL)");
-  db.close();
-  cleanups.push(tmp.cleanup, () => gateway.close());
-  return { gateway, dbPath, emails, calls };
+  cleanups.push(() => gateway.close());
+  await store.exec("CREATE TABLE credits (event_id TEXT NOT NULL, invoice TEXT NOT NULL)");
+  await store.exec(
+    `CREATE TABLE subscriptions (id TEXT PRIMARY KEY, status TEXT NOT NULL, version ${double})`,
+  );
+  return { gateway, store, emails, calls };
 }
 
 const post = (env: Env, request: { body: string; headers: Record<string, string> }) =>
@@ -86,14 +86,7 @@ const post = (env: Env, request: { body: string; headers: Record<string, string>
     json: (await r.json()) as { eventId: string; duplicate: boolean },
   }));
 
-function rows(env: Env, sql: string): unknown[] {
-  const db = new Database(env.dbPath, { readonly: true });
-  try {
-    return db.prepare(sql).all();
-  } finally {
-    db.close();
-  }
-}
+const rows = (env: Env, sql: string) => env.store.rows(sql);
 
 async function settled(env: Env, eventId: string) {
   return until(async () => {
@@ -102,9 +95,9 @@ async function settled(env: Env, eventId: string) {
   });
 }
 
-describe("idempotent receiver", () => {
+describe.each(storeFactories())("idempotent receiver ($kind)", (factory) => {
   it("the same event twice in a row → one effect, one credit", async () => {
-    const env = await start();
+    const env = await start(factory);
     const request = stripeRequest("evt_twice");
     const first = await post(env, request);
     await settled(env, first.json.eventId);
@@ -113,11 +106,11 @@ describe("idempotent receiver", () => {
     await env.gateway.worker!.idle();
     expect(env.emails).toEqual(["evt_twice"]);
     expect(env.calls).toEqual(["evt_twice"]);
-    expect(rows(env, "SELECT event_id FROM credits")).toEqual([{ event_id: "evt_twice" }]);
+    expect(await rows(env, "SELECT event_id FROM credits")).toEqual([{ event_id: "evt_twice" }]);
   });
 
   it("the same event 50 times in parallel → one effect, one credit", async () => {
-    const env = await start();
+    const env = await start(factory);
     const request = stripeRequest("evt_fifty");
     const results = await Promise.all(Array.from({ length: 50 }, () => post(env, request)));
     expect(results.filter((r) => r.status === 200)).toHaveLength(50);
@@ -125,11 +118,11 @@ describe("idempotent receiver", () => {
     await env.gateway.worker!.idle();
     expect(env.emails).toHaveLength(1);
     expect(env.calls).toHaveLength(1);
-    expect(rows(env, "SELECT count(*) AS n FROM credits")).toEqual([{ n: 1 }]);
+    expect(await rows(env, "SELECT count(*) AS n FROM credits")).toEqual([{ n: 1 }]);
   });
 
   it("two events of one resource out of order (newer first) → the newer state wins, the older is stale", async () => {
-    const env = await start();
+    const env = await start(factory);
     const t = Math.floor(Date.now() / 1000);
     const subscription = (id: string, status: string, created: number) =>
       stripeRequest(id, {
@@ -143,7 +136,7 @@ describe("idempotent receiver", () => {
     const olderEvent = await settled(env, older.json.eventId);
     expect(olderEvent.deliveries.map((d) => d.status)).toEqual(["stale"]);
     expect(env.calls).toEqual(["evt_newer"]);
-    expect(rows(env, "SELECT id, status, version FROM subscriptions")).toEqual([
+    expect(await rows(env, "SELECT id, status, version FROM subscriptions")).toEqual([
       { id: "sub_1", status: "canceled", version: t - 10 },
     ]);
   });

@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { HandlerEvent } from "../../src/handlers/types.ts";
+import type { DeliveryStatus, QueueStore } from "../../src/store/queue-types.ts";
 import { processingInbox } from "../helpers/processing.ts";
+import { storeFactories } from "../helpers/stores.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 const keys = 20;
@@ -61,15 +63,30 @@ function expectNoOverlap(perKeyCalls: Call[]): void {
     expect(sorted[i]!.start).toBeGreaterThanOrEqual(sorted[i - 1]!.end);
 }
 
+/** Counts deliveries in a status, page by page (a page holds at most 500). */
+async function countDeliveries(store: QueueStore, status: DeliveryStatus): Promise<number> {
+  let n = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await store.listDeliveries({ status, limit: 500, ...(cursor ? { cursor } : {}) });
+    n += page.items.length;
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return n;
+}
+
 const events = Array.from({ length: keys * perKey }, (_, i) => ({
   key: `k${i % keys}`,
   seq: Math.floor(i / keys) + 1,
 }));
 
-describe("ordering keys", () => {
+describe.each(storeFactories())("ordering keys ($kind)", ({ open }) => {
   it(`${keys} keys × ${perKey} events stored shuffled, concurrency 8: each key in version order, never overlapping; keys interleave`, async () => {
     const record = recorder();
+    const store = await open();
+    cleanups.push(() => store.cleanup());
     const env = processingInbox({
+      store: store.url,
       handlers: { "std:*": record.handler },
       worker: { concurrency: 8 },
     });
@@ -85,14 +102,22 @@ describe("ordering keys", () => {
       expect(calls.map((c) => c.seq)).toEqual(Array.from({ length: perKey }, (_, i) => i + 1));
       expectNoOverlap(calls);
     }
-    // Different keys ran at the same time (the worker's concurrency was used across keys).
-    expect(record.maxInFlight()).toBe(8);
+    // Different keys ran at the same time (the worker's concurrency was used across keys). On
+    // SQLite a claim is synchronous and fills every free slot at once, so all 8 overlap; on
+    // PostgreSQL each completion's claim is a round trip that outlasts these 0–2 ms handlers, so
+    // how many overlap is a matter of timing: assert only that keys interleave within the limit.
+    if (store.kind === "sqlite") expect(record.maxInFlight()).toBe(8);
+    else expect(record.maxInFlight()).toBeGreaterThan(1);
+    expect(record.maxInFlight()).toBeLessThanOrEqual(8);
     expect(worker.stats()).toMatchObject({ done: keys * perKey, stale: 0, dead: 0 });
   });
 
   it("events arriving shuffled while the worker runs: each key's calls ascend and never overlap; late older ones are stale", async () => {
     const record = recorder();
+    const store = await open();
+    cleanups.push(() => store.cleanup());
     const env = processingInbox({
+      store: store.url,
       handlers: { "std:*": record.handler },
       worker: { concurrency: 8 },
     });
@@ -116,7 +141,6 @@ describe("ordering keys", () => {
       expect(new Set(seqs).size).toBe(seqs.length);
       expectNoOverlap(calls);
     }
-    const stale = await env.inbox.store.listDeliveries({ status: "stale", limit: 500 });
-    expect(stale.items).toHaveLength(stats.stale);
+    expect(await countDeliveries(env.inbox.store, "stale")).toBe(stats.stale);
   });
 });

@@ -2,20 +2,31 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PermanentError } from "../../src/handlers/errors.ts";
 import type { DeadLetterAlert } from "../../src/store/queue-types.ts";
 import { manualClock, processingInbox, until } from "../helpers/processing.ts";
+import { type StoreFactory, storeFactories } from "../helpers/stores.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function setup(
+/** A fresh store of the factory's kind, cleaned up after the test. */
+async function storeUrl(factory: StoreFactory): Promise<string> {
+  const store = await factory.open();
+  cleanups.push(() => store.cleanup());
+  return store.url;
+}
+
+async function setup(
+  factory: StoreFactory,
   handler: () => Promise<void>,
   retry: Record<string, unknown>,
   clock = manualClock(),
 ) {
   const alerts: DeadLetterAlert[] = [];
+  const store = await storeUrl(factory);
   const env = processingInbox(
     {
+      store,
       handlers: { "std:*": handler },
       retry,
       worker: { pollInterval: "20ms", lease: "30s" },
@@ -27,15 +38,16 @@ function setup(
   return { ...env, clock, alerts };
 }
 
-async function deliveryOf(env: ReturnType<typeof setup>, eventId: string) {
+async function deliveryOf(env: Awaited<ReturnType<typeof setup>>, eventId: string) {
   const event = await env.inbox.store.getEvent(eventId);
   return event!.deliveries[0]!;
 }
 
-describe("retries with a controllable clock", () => {
+describe.each(storeFactories())("retries with a controllable clock ($kind)", (factory) => {
   it("follows the backoff schedule exactly, then dead-letters after maxAttempts and alerts once", async () => {
     let calls = 0;
-    const env = setup(
+    const env = await setup(
+      factory,
       async () => {
         calls++;
         throw new Error(`boom ${calls}`);
@@ -93,7 +105,8 @@ describe("retries with a controllable clock", () => {
 
   it("dead-letters a PermanentError at once, with one alert", async () => {
     let calls = 0;
-    const env = setup(
+    const env = await setup(
+      factory,
       async () => {
         calls++;
         throw new PermanentError("order does not exist");
@@ -121,6 +134,7 @@ describe("retries with a controllable clock", () => {
     const alerts: DeadLetterAlert[] = [];
     const env = processingInbox(
       {
+        store: await storeUrl(factory),
         handlers: {
           "std:*": async () => {
             calls++;
@@ -153,6 +167,7 @@ describe("retries with a controllable clock", () => {
     let hookCalls = 0;
     const env = processingInbox(
       {
+        store: await storeUrl(factory),
         handlers: {
           "std:*": async () => {
             throw new PermanentError("no");
