@@ -37,7 +37,12 @@ export function bodyTemplate(createdSeconds: number): { prefix: string; suffix: 
           currency: "usd",
           description: "1 × hookinbox Pro (at $42.00 / month)",
           period: { end: createdSeconds + 2_592_000, start: createdSeconds },
-          price: { id: "price_1Pbench", object: "price", product: "prod_Qbench", unit_amount: 4200 },
+          price: {
+            id: "price_1Pbench",
+            object: "price",
+            product: "prod_Qbench",
+            unit_amount: 4200,
+          },
           quantity: 1,
           type: "subscription",
         },
