@@ -29,6 +29,11 @@ export interface InboxOptions {
   readonly now?: () => number;
   /** Randomness for retry jitter (tests). */
   readonly random?: () => number;
+  /**
+   * Where an SQLite store writes: `inline` (default for the library) or `thread` (a writer
+   * thread, so commits never block the event loop; `hookinbox start` uses it).
+   */
+  readonly sqliteWriter?: "inline" | "thread";
   /** Overrides `admin.token` (the gateway passes a generated one). */
   readonly adminToken?: string | null;
 }
@@ -82,7 +87,12 @@ const webhookPath = /^\/webhooks\/([^/?#]+)\/?$/;
 export function createInbox(config: unknown, options: InboxOptions = {}): Inbox {
   const resolved = resolveConfig(config, options.env ?? process.env);
   const logger = options.logger ?? silentLogger();
-  const store = options.store ?? openStore(resolved.store, { logger });
+  const store =
+    options.store ??
+    openStore(resolved.store, {
+      logger,
+      ...(options.sqliteWriter ? { writer: options.sqliteWriter } : {}),
+    });
   const now = options.now ?? Date.now;
   const migrated = store.migrate().then(() => undefined);
   migrated.catch(() => {

@@ -42,7 +42,11 @@ export async function startCommand(ctx: CliContext, args: string[]): Promise<num
     resolved.admin.token === null ? randomBytes(24).toString("base64url") : null;
   const logger = createLogger({ level: resolved.log.level });
   if (role === "worker") {
-    const processOnly = await startWorkerProcess(raw.config, { env: ctx.env, logger });
+    const processOnly = await startWorkerProcess(raw.config, {
+      env: ctx.env,
+      logger,
+      sqliteWriter: "thread",
+    });
     ctx.stderr.write(
       `hookinbox worker ${processOnly.worker.id} running (store: ${processOnly.inbox.store.kind}, handlers: ${[...resolved.handlers.keys()].join(", ") || "none"})\n`,
     );
@@ -51,6 +55,7 @@ export async function startCommand(ctx: CliContext, args: string[]): Promise<num
   }
   const gateway = await startGateway(raw.config, {
     role,
+    sqliteWriter: "thread",
     env: ctx.env,
     logger,
     host: values.host,

@@ -1,6 +1,4 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { HookinboxError, hookinboxError } from "../../errors.ts";
 import type { CompleteInput, TransactionClient } from "../queue-types.ts";
 import type {
@@ -13,26 +11,20 @@ import type {
   RejectionInput,
   Store,
 } from "../types.ts";
-import { prepareAccept } from "./accept.ts";
 import { prepareGetEvent } from "./get-event.ts";
 import { type CommitInfo, GroupCommit } from "./group-commit.ts";
 import { prepareListEvents } from "./list-events.ts";
 import { prepareListReceipts } from "./list-receipts.ts";
-import { migrateSqlite } from "./migrate.ts";
-import { preparePing } from "./ping.ts";
-import { prepareClaimDeliveries } from "./queue/claim-deliveries.ts";
-import { prepareCompleteDelivery } from "./queue/complete-delivery.ts";
+import { openConnection } from "./open-connection.ts";
 import { prepareDeadLetterAlerts } from "./queue/dead-letter-alerts.ts";
 import { prepareDeliveryViews } from "./queue/delivery-views.ts";
 import { prepareEffects } from "./queue/effects.ts";
-import { prepareFailDelivery } from "./queue/fail-delivery.ts";
-import { prepareLeases } from "./queue/leases.ts";
 import { prepareReplay } from "./queue/replay.ts";
-import { prepareRetryDelivery } from "./queue/retry-delivery.ts";
 import { prepareStuck } from "./queue/stuck.ts";
-import { prepareRecordRejection } from "./record-rejection.ts";
 import { storeUnavailable } from "./sqlite-errors.ts";
-import { createTransactionClient } from "./transaction-client.ts";
+import { startThreadWriter } from "./thread-writer.ts";
+import type { WriteOp, WriteOps } from "./write-ops.ts";
+import { inlineWriter, type SqliteWriter } from "./writer.ts";
 
 /**
  * Options of `openSqliteStore`.
@@ -55,8 +47,14 @@ export interface SqliteStoreOptions {
   readonly now?: () => number;
   /** Most units of work per group transaction (default 512). */
   readonly maxBatch?: number;
-  /** Called after every COMMIT with its size and duration, e.g. for a batch-size histogram. */
+  /** Called after every COMMIT with its size and duration (inline writer only). */
   readonly onCommit?: (info: CommitInfo) => void;
+  /**
+   * `inline` (default): writes run on the caller's thread. `thread`: a writer thread owns the
+   * writing connection, so statement execution and the fsync of each COMMIT no longer block the
+   * event loop (the gateway uses it). Not available for ":memory:".
+   */
+  readonly writer?: "inline" | "thread";
 }
 
 /**
@@ -135,36 +133,51 @@ export interface SqlitePragmas {
  */
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const now = options.now ?? Date.now;
-  const db = openConnection(options.path, options.busyTimeoutMs ?? 5000);
-  const group = new GroupCommit(db, {
-    ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
-    ...(options.onCommit === undefined ? {} : { onCommit: options.onCommit }),
-  });
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const threaded = options.writer === "thread" && options.path !== ":memory:";
+  // Reads always run on this thread; with the inline writer this one connection also writes.
+  let readDb: Database.Database | null = threaded
+    ? null
+    : openConnection(options.path, busyTimeoutMs);
+  let writer: SqliteWriter | null = threaded
+    ? null
+    : inlineWriter(
+        readDb!,
+        new GroupCommit(readDb!, {
+          ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
+          ...(options.onCommit === undefined ? {} : { onCommit: options.onCommit }),
+        }),
+        now,
+      );
+  const writerReady: Promise<SqliteWriter> = writer
+    ? Promise.resolve(writer)
+    : startThreadWriter({
+        path: options.path,
+        busyTimeoutMs,
+        ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
+      });
+  writerReady.catch(() => undefined);
+  let cachedPragmas: SqlitePragmas | null = null;
 
   let closed = false;
   let accepted = 0;
   let duplicates = 0;
   let rejections = 0;
-  let ops: Operations | undefined;
+  let reads: ReadOperations | undefined;
 
-  /** Statements are prepared once, on first use after the schema exists. */
-  function operations(): Operations {
+  /** Read statements are prepared once, on first use after the schema exists. */
+  function readOperations(): ReadOperations {
     if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
-    if (ops) return ops;
+    if (reads) return reads;
+    if (!readDb)
+      throw hookinboxError("HOOKINBOX_STORE_UNAVAILABLE", "schema is missing; run migrate() first");
+    const db = readDb;
     try {
-      ops = {
-        accept: prepareAccept(db, now),
-        recordRejection: prepareRecordRejection(db, now),
-        ping: preparePing(db, now),
+      reads = {
         listEvents: prepareListEvents(db),
         getEvent: prepareGetEvent(db),
         listReceipts: prepareListReceipts(db),
-        claim: prepareClaimDeliveries(db),
-        complete: prepareCompleteDelivery(db),
-        fail: prepareFailDelivery(db),
-        leases: prepareLeases(db),
         deliveries: prepareDeliveryViews(db),
-        retry: prepareRetryDelivery(db),
         replay: prepareReplay(db),
         effects: prepareEffects(db),
         alerts: prepareDeadLetterAlerts(db),
@@ -181,7 +194,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
           : undefined,
       );
     }
-    return ops;
+    return reads;
   }
 
   /** Maps SQLite failures to HOOKINBOX_STORE_UNAVAILABLE, keeping hookinbox's own errors. */
@@ -200,14 +213,28 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     }
   }
 
-  /** Runs a synchronous write inside the next group commit. */
-  function write<T>(work: () => T): Promise<T> {
-    return mapErrors(group.submit(work));
+  async function currentWriter(): Promise<SqliteWriter> {
+    if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
+    writer ??= await writerReady;
+    return writer;
+  }
+
+  /**
+   * Runs a named write operation inside the next group commit. With a writer at hand it is
+   * submitted synchronously, so work submitted before close() is still committed by it.
+   */
+  function write<K extends WriteOp>(
+    op: K,
+    ...args: Parameters<WriteOps[K]>
+  ): Promise<ReturnType<WriteOps[K]>> {
+    if (closed) return Promise.reject(hookinboxError("HOOKINBOX_STORE_CLOSED"));
+    if (writer) return mapErrors(writer.run(op, ...args));
+    return currentWriter().then((w) => mapErrors(w.run(op, ...args)));
   }
 
   /** Runs a synchronous read, mapping SQLite failures to HOOKINBOX_STORE_UNAVAILABLE. */
-  async function read<T>(run: (current: Operations) => T): Promise<T> {
-    const current = operations();
+  async function read<T>(run: (current: ReadOperations) => T): Promise<T> {
+    const current = readOperations();
     try {
       return run(current);
     } catch (error) {
@@ -220,28 +247,33 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     path: options.path,
 
     async migrate(): Promise<MigrationReport> {
-      if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
+      const w = await mapErrors(currentWriter());
       let report: MigrationReport;
       try {
-        report = migrateSqlite(db, { now });
+        report = await w.migrate();
       } catch (error) {
         throw storeUnavailable(error, `migration failed (${errorCode(error)})`);
       }
-      optimize(db, "0x10002");
+      readDb ??= openConnection(options.path, busyTimeoutMs);
+      if (!threaded) optimize(readDb, "0x10002");
+      cachedPragmas = {
+        journalMode: String(await w.pragma("journal_mode")),
+        synchronous: Number(await w.pragma("synchronous")),
+        busyTimeoutMs: Number(await w.pragma("busy_timeout")),
+        foreignKeys: Number(await w.pragma("foreign_keys")) === 1,
+      };
       return report;
     },
 
     async accept(input: AcceptInput): Promise<AcceptResult> {
-      const { accept } = operations();
-      const result = await group.submit(() => accept(input));
+      const result = await write("accept", input);
       accepted += 1;
       if (result.duplicate) duplicates += 1;
       return result;
     },
 
     async recordRejection(input: RejectionInput): Promise<void> {
-      const { recordRejection } = operations();
-      await group.submit(() => recordRejection(input));
+      await write("recordRejection", input);
       rejections += 1;
     },
 
@@ -262,51 +294,27 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     // ---- processing (src/store/queue-types.ts) ----
 
-    claimDeliveries(input) {
-      const { claim } = operations();
-      return write(() => claim(input));
-    },
-
-    extendLeases(workerId, ids, until) {
-      const { leases } = operations();
-      return write(() => leases.extend(workerId, ids, until));
-    },
+    claimDeliveries: (input) => write("claim", input),
+    extendLeases: (workerId, ids, until) => write("extendLeases", workerId, ids, until),
 
     async completeDelivery<T>(input: CompleteInput, work?: (tx: TransactionClient) => Promise<T>) {
-      const { complete } = operations();
       if (!work) {
-        await write(() => complete(input, "done"));
+        await write("completeDone", input);
         return undefined;
       }
-      // The handler's SQL and the delivery's completion commit together or not at all. The
-      // lease is checked first so a worker that lost it runs none of its SQL.
-      return mapErrors(
-        group.exclusive(async () => {
-          complete(input, "done");
-          return work(createTransactionClient(db));
-        }),
-      );
+      // The handler's SQL and the delivery's completion commit together or not at all.
+      const w = await currentWriter();
+      return mapErrors(w.exclusive(input, work));
     },
 
-    failDelivery(input) {
-      const { fail } = operations();
-      return write(() => fail(input));
-    },
+    failDelivery: (input) => write("fail", input),
 
     async markStale(input) {
-      const { complete } = operations();
-      await write(() => complete(input, "stale"));
+      await write("complete", input, "stale");
     },
 
-    releaseDeliveries(workerId, ids, at) {
-      const { leases } = operations();
-      return write(() => leases.release(workerId, ids, at));
-    },
-
-    rescueExpiredLeases(at) {
-      const { leases } = operations();
-      return write(() => leases.rescue(at));
-    },
+    releaseDeliveries: (workerId, ids, at) => write("releaseDeliveries", workerId, ids, at),
+    rescueExpiredLeases: (at) => write("rescue", at),
 
     nextDueAt() {
       return read((current) => current.nextDue.get()?.at ?? null);
@@ -317,29 +325,28 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
 
     async retryDelivery(id, at) {
-      const current = operations();
-      const found = await write(() => current.retry(id, at));
-      return found ? current.deliveries.byId(id) : null;
+      const found = await write("retry", id, at);
+      return found ? read((current) => current.deliveries.byId(id)) : null;
     },
 
     async replayEvent(input) {
-      const current = operations();
-      const ids = await write(() => current.replay.one(input.eventId, input.targets, input.now));
+      const ids = await write("replayOne", input.eventId, input.targets, input.now);
       if (ids === null) throw hookinboxError("HOOKINBOX_EVENT_NOT_FOUND", input.eventId);
-      return ids.map((deliveryId) => current.deliveries.byId(deliveryId)!);
+      return read((current) => ids.map((deliveryId) => current.deliveries.byId(deliveryId)!));
     },
 
     async replayWhere(filter, { now: at, targetsFor, onProgress }) {
-      const current = operations();
       let afterId = "";
       let events = 0;
       let deliveries = 0;
       // Bounded batches, each its own commit: a bulk replay never loads the table.
       for (;;) {
-        const page = await read(() => current.replay.page(filter, afterId, 500));
+        const page = await read((current) => current.replay.page(filter, afterId, 500));
         if (page.length === 0) break;
-        deliveries += await write(() =>
-          page.reduce((sum, e) => sum + current.replay.into(e, targetsFor(e), at).length, 0),
+        deliveries += await write(
+          "replayPage",
+          page.map((event) => ({ event, targets: [...targetsFor(event)] })),
+          at,
         );
         events += page.length;
         afterId = page[page.length - 1]!.id;
@@ -352,25 +359,18 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return read((current) => current.replay.count(filter));
     },
 
-    claimEffect(input) {
-      const { effects } = operations();
-      return write(() => effects.claim(input));
-    },
+    claimEffect: (input) => write("claimEffect", input),
 
     async completeEffect(effectId, claimant, result, at) {
-      const { effects } = operations();
-      await write(() => effects.complete(effectId, claimant, result, at));
+      await write("completeEffect", effectId, claimant, result, at);
     },
 
     async releaseEffect(effectId, claimant) {
-      const { effects } = operations();
-      await write(() => effects.release(effectId, claimant));
+      await write("releaseEffect", effectId, claimant);
     },
 
-    resolveEffect(effectId, resolution, at, result) {
-      const { effects } = operations();
-      return write(() => effects.resolve(effectId, resolution, at, result));
-    },
+    resolveEffect: (effectId, resolution, at, result) =>
+      write("resolveEffect", effectId, resolution, at, result),
 
     listEffects(query) {
       return read((current) => current.effects.list(query));
@@ -381,8 +381,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
 
     async markAlerted(ids, at) {
-      const { alerts } = operations();
-      await write(() => alerts.mark(ids, at));
+      await write("markAlerted", ids, at);
     },
 
     stuck(input) {
@@ -390,86 +389,59 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
 
     async ping(): Promise<void> {
-      const { ping } = operations();
-      await group.submit(ping);
+      await write("ping");
     },
 
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
       try {
-        await group.close(); // commits what was already submitted, then refuses new work
-        optimize(db);
+        const w = await writerReady.catch(() => null);
+        await w?.close(); // commits what was already submitted, then refuses new work
+        if (readDb && !threaded) optimize(readDb);
       } finally {
-        db.close();
+        readDb?.close();
       }
     },
 
     stats(): SqliteStoreStats {
+      const counters = writer?.counters() ?? { commits: 0, largestBatch: 0 };
       return {
-        commits: group.commits,
+        commits: counters.commits,
         accepted,
         duplicates,
         rejections,
-        largestBatch: group.largestBatch,
+        largestBatch: counters.largestBatch,
       };
     },
 
     pragmas(): SqlitePragmas {
       if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
-      return {
-        journalMode: String(db.pragma("journal_mode", { simple: true })),
-        synchronous: Number(db.pragma("synchronous", { simple: true })),
-        busyTimeoutMs: Number(db.pragma("busy_timeout", { simple: true })),
-        foreignKeys: Number(db.pragma("foreign_keys", { simple: true })) === 1,
-      };
+      if (!threaded && readDb) {
+        return {
+          journalMode: String(readDb.pragma("journal_mode", { simple: true })),
+          synchronous: Number(readDb.pragma("synchronous", { simple: true })),
+          busyTimeoutMs: Number(readDb.pragma("busy_timeout", { simple: true })),
+          foreignKeys: Number(readDb.pragma("foreign_keys", { simple: true })) === 1,
+        };
+      }
+      if (!cachedPragmas)
+        throw hookinboxError("HOOKINBOX_STORE_UNAVAILABLE", "run migrate() first");
+      return cachedPragmas;
     },
   };
 }
 
-interface Operations {
+interface ReadOperations {
+  listEvents: ReturnType<typeof prepareListEvents>;
+  getEvent: ReturnType<typeof prepareGetEvent>;
   listReceipts: ReturnType<typeof prepareListReceipts>;
-  claim: ReturnType<typeof prepareClaimDeliveries>;
-  complete: ReturnType<typeof prepareCompleteDelivery>;
-  fail: ReturnType<typeof prepareFailDelivery>;
-  leases: ReturnType<typeof prepareLeases>;
   deliveries: ReturnType<typeof prepareDeliveryViews>;
-  retry: ReturnType<typeof prepareRetryDelivery>;
   replay: ReturnType<typeof prepareReplay>;
   effects: ReturnType<typeof prepareEffects>;
   alerts: ReturnType<typeof prepareDeadLetterAlerts>;
   stuck: ReturnType<typeof prepareStuck>;
   nextDue: Database.Statement<[], { at: number | null }>;
-  accept: ReturnType<typeof prepareAccept>;
-  recordRejection: ReturnType<typeof prepareRecordRejection>;
-  ping: ReturnType<typeof preparePing>;
-  listEvents: ReturnType<typeof prepareListEvents>;
-  getEvent: ReturnType<typeof prepareGetEvent>;
-}
-
-function openConnection(path: string, busyTimeoutMs: number): Database.Database {
-  if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    throw new RangeError(`busyTimeoutMs must be an integer ≥ 0, got ${busyTimeoutMs}`);
-  }
-  const memory = path === ":memory:";
-  let db: Database.Database | undefined;
-  try {
-    if (!memory) mkdirSync(dirname(path), { recursive: true });
-    // `timeout` is SQLite's busy timeout; it is set before the first pragma so that even switching
-    // to WAL waits for a concurrent opener instead of failing with SQLITE_BUSY.
-    db = new Database(path, { timeout: busyTimeoutMs });
-    db.pragma("journal_mode = WAL");
-    // Durability: in WAL mode `synchronous = NORMAL` does not fsync the WAL at each commit (only
-    // at checkpoints), so a commit already acknowledged to a provider with a 2xx could vanish on
-    // power failure. FULL fsyncs the WAL at every COMMIT, which is what "a 2xx means the event is
-    // on disk" requires. The cost (one fsync per transaction) is shared by the group commit.
-    db.pragma("synchronous = FULL");
-    db.pragma("foreign_keys = ON");
-    return db;
-  } catch (error) {
-    db?.close();
-    throw storeUnavailable(error, `cannot open SQLite database (${errorCode(error)})`);
-  }
 }
 
 /**

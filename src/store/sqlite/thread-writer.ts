@@ -1,0 +1,121 @@
+import { Worker } from "node:worker_threads";
+import { type ErrorCode, HookinboxError, hookinboxError } from "../../errors.ts";
+import type { TransactionClient } from "../queue-types.ts";
+import type { SqliteWriter } from "./writer.ts";
+import type { WireError } from "./writer-thread-main.ts";
+
+interface Reply {
+  id: number;
+  ok: boolean;
+  value?: unknown;
+  error?: WireError;
+  commits: number;
+  largestBatch: number;
+}
+
+function unwire(error: WireError): Error {
+  if (error.hookinbox) {
+    const e = new HookinboxError(error.hookinbox.code as ErrorCode);
+    e.message = error.hookinbox.message;
+    return e;
+  }
+  const e = new Error(error.message) as Error & { code?: string };
+  e.name = error.name;
+  if (error.code) e.code = error.code;
+  return e;
+}
+
+/**
+ * A writer on its own thread. better-sqlite3 runs statements and the fsync of every COMMIT
+ * synchronously; on the main thread that time is lost to HTTP and verification (bench:ingest:
+ * BEGIN/COMMIT and the INSERTs were 44% of the gateway's busy time, with the second core idle).
+ * Here they run beside it: the main thread sends named operations, the writer batches what
+ * arrived while it was committing into one transaction, and replies after the COMMIT.
+ *
+ * @example
+ * ```ts
+ * const writer = await startThreadWriter({ path: "./hookinbox.db", busyTimeoutMs: 5000 });
+ * await writer.migrate();
+ * ```
+ */
+export async function startThreadWriter(options: {
+  path: string;
+  busyTimeoutMs: number;
+  maxBatch?: number;
+}): Promise<SqliteWriter> {
+  const worker = new Worker(new URL("./writer-thread.mjs", import.meta.url), {
+    workerData: options,
+  });
+  const pending = new Map<
+    number,
+    { resolve: (value: unknown) => void; reject: (error: unknown) => void }
+  >();
+  let nextId = 1;
+  let nextTx = 1;
+  let counters = { commits: 0, largestBatch: 0 };
+  let exited: Error | null = null;
+
+  const ready = new Promise<void>((resolve, reject) => {
+    pending.set(0, { resolve: () => resolve(), reject });
+  });
+  worker.on("message", (reply: Reply) => {
+    counters = { commits: reply.commits, largestBatch: reply.largestBatch };
+    const waiter = pending.get(reply.id);
+    if (!waiter) return;
+    pending.delete(reply.id);
+    if (reply.ok) waiter.resolve(reply.value);
+    else waiter.reject(unwire(reply.error!));
+  });
+  const failAll = (error: Error) => {
+    exited = error;
+    for (const waiter of pending.values()) waiter.reject(error);
+    pending.clear();
+  };
+  worker.on("error", (error) =>
+    failAll(
+      hookinboxError("HOOKINBOX_STORE_UNAVAILABLE", "the SQLite writer thread failed", error),
+    ),
+  );
+  worker.on("exit", () => failAll(hookinboxError("HOOKINBOX_STORE_CLOSED")));
+  await ready;
+
+  const call = <T>(message: Record<string, unknown>): Promise<T> => {
+    if (exited) return Promise.reject(exited);
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      worker.postMessage({ ...message, id });
+    });
+  };
+
+  return {
+    migrate: () => call({ kind: "migrate" }),
+    run: (op, ...args) => call({ kind: "op", op, args }),
+    async exclusive(input, work) {
+      const tx = nextTx++;
+      await call({ kind: "xbegin", tx, input });
+      const client: TransactionClient = {
+        query: (sql, params = []) => call({ kind: "xquery", tx, sql, params: [...params] }),
+      };
+      let result: Awaited<ReturnType<typeof work>>;
+      try {
+        result = await work(client);
+      } catch (error) {
+        await call({ kind: "xend", tx, commit: false });
+        throw error;
+      }
+      await call({ kind: "xend", tx, commit: true });
+      return result;
+    },
+    pragma: (name) => call({ kind: "pragma", name }),
+    counters: () => counters,
+    async close() {
+      if (exited) return;
+      try {
+        await call({ kind: "close" });
+      } finally {
+        await worker.terminate();
+      }
+    },
+  };
+}

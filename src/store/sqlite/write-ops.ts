@@ -1,0 +1,78 @@
+import type Database from "better-sqlite3";
+import type { CompleteInput, EffectClaimInput } from "../queue-types.ts";
+import { prepareAccept } from "./accept.ts";
+import { preparePing } from "./ping.ts";
+import { prepareClaimDeliveries } from "./queue/claim-deliveries.ts";
+import { prepareCompleteDelivery } from "./queue/complete-delivery.ts";
+import { prepareDeadLetterAlerts } from "./queue/dead-letter-alerts.ts";
+import { prepareEffects } from "./queue/effects.ts";
+import { prepareFailDelivery } from "./queue/fail-delivery.ts";
+import { prepareLeases } from "./queue/leases.ts";
+import { prepareReplay, type ReplayableEvent } from "./queue/replay.ts";
+import { prepareRetryDelivery } from "./queue/retry-delivery.ts";
+import { prepareRecordRejection } from "./record-rejection.ts";
+
+/**
+ * Every write the SQLite store makes, as synchronous operations with plain-data arguments and
+ * results, so that they can run in a group commit on this thread or be sent by name to the
+ * writer thread. Each runs inside the caller's transaction.
+ *
+ * @example
+ * ```ts
+ * const ops = prepareWriteOps(db, Date.now);
+ * group.submit(() => ops.accept(input));
+ * ```
+ */
+export function prepareWriteOps(db: Database.Database, now: () => number) {
+  const accept = prepareAccept(db, now);
+  const recordRejection = prepareRecordRejection(db, now);
+  const ping = preparePing(db, now);
+  const claim = prepareClaimDeliveries(db);
+  const complete = prepareCompleteDelivery(db);
+  const fail = prepareFailDelivery(db);
+  const leases = prepareLeases(db);
+  const retry = prepareRetryDelivery(db);
+  const replay = prepareReplay(db);
+  const effects = prepareEffects(db);
+  const alerts = prepareDeadLetterAlerts(db);
+  return {
+    accept,
+    recordRejection,
+    ping,
+    claim,
+    complete,
+    fail,
+    extendLeases: leases.extend,
+    releaseDeliveries: leases.release,
+    rescue: leases.rescue,
+    retry,
+    replayOne: replay.one,
+    /** Replays a page of events, each to its targets; returns the deliveries created. */
+    replayPage(
+      pairs: ReadonlyArray<{ event: ReplayableEvent; targets: readonly string[] }>,
+      at: number,
+    ): number {
+      return pairs.reduce(
+        (sum, { event, targets }) => sum + replay.into(event, targets, at).length,
+        0,
+      );
+    },
+    claimEffect: (input: EffectClaimInput) => effects.claim(input),
+    completeEffect: (effectId: string, claimant: string, result: unknown, at: number) =>
+      effects.complete(effectId, claimant, result, at),
+    releaseEffect: (effectId: string, claimant: string) => effects.release(effectId, claimant),
+    resolveEffect: (
+      effectId: string,
+      resolution: "done" | "release",
+      at: number,
+      result?: unknown,
+    ) => effects.resolve(effectId, resolution, at, result),
+    markAlerted: (ids: readonly string[], at: number) => alerts.mark(ids, at),
+    completeDone: (input: CompleteInput) => complete(input, "done"),
+  };
+}
+
+/** The write operations by name. */
+export type WriteOps = ReturnType<typeof prepareWriteOps>;
+/** The name of one write operation. */
+export type WriteOp = keyof WriteOps;
