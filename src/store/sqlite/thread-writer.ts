@@ -4,11 +4,8 @@ import type { TransactionClient } from "../queue-types.ts";
 import type { SqliteWriter } from "./writer.ts";
 import type { WireError } from "./writer-thread-main.ts";
 
-interface Reply {
-  id: number;
-  ok: boolean;
-  value?: unknown;
-  error?: WireError;
+interface Replies {
+  replies: Array<{ id: number; ok: boolean; value?: unknown; error?: WireError }>;
   commits: number;
   largestBatch: number;
 }
@@ -58,13 +55,15 @@ export async function startThreadWriter(options: {
   const ready = new Promise<void>((resolve, reject) => {
     pending.set(0, { resolve: () => resolve(), reject });
   });
-  worker.on("message", (reply: Reply) => {
-    counters = { commits: reply.commits, largestBatch: reply.largestBatch };
-    const waiter = pending.get(reply.id);
-    if (!waiter) return;
-    pending.delete(reply.id);
-    if (reply.ok) waiter.resolve(reply.value);
-    else waiter.reject(unwire(reply.error!));
+  worker.on("message", (message: Replies) => {
+    counters = { commits: message.commits, largestBatch: message.largestBatch };
+    for (const reply of message.replies) {
+      const waiter = pending.get(reply.id);
+      if (!waiter) continue;
+      pending.delete(reply.id);
+      if (reply.ok) waiter.resolve(reply.value);
+      else waiter.reject(unwire(reply.error!));
+    }
   });
   const failAll = (error: Error) => {
     exited = error;
@@ -81,6 +80,7 @@ export async function startThreadWriter(options: {
 
   const call = <T>(message: Record<string, unknown>): Promise<T> => {
     if (exited) return Promise.reject(exited);
+    flush(); // keep the order in which operations were issued
     const id = nextId++;
     return new Promise<T>((resolve, reject) => {
       pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
@@ -88,9 +88,28 @@ export async function startThreadWriter(options: {
     });
   };
 
+  // Operations issued in the same turn travel in one message: one hop for a whole burst of
+  // accepts, which the writer then commits together.
+  let batch: Array<{ id: number; op: string; args: unknown[] }> = [];
+  const flush = () => {
+    if (batch.length === 0) return;
+    const items = batch;
+    batch = [];
+    worker.postMessage({ kind: "ops", items });
+  };
+  const runOp = <T>(op: string, args: unknown[]): Promise<T> => {
+    if (exited) return Promise.reject(exited);
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      if (batch.length === 0) setImmediate(flush);
+      batch.push({ id, op, args });
+    });
+  };
+
   return {
     migrate: () => call({ kind: "migrate" }),
-    run: (op, ...args) => call({ kind: "op", op, args }),
+    run: (op, ...args) => runOp(op, args),
     async exclusive(input, work) {
       const tx = nextTx++;
       await call({ kind: "xbegin", tx, input });
@@ -112,6 +131,7 @@ export async function startThreadWriter(options: {
     async close() {
       if (exited) return;
       try {
+        flush(); // operations submitted before close() go first, and are committed
         await call({ kind: "close" });
       } finally {
         await worker.terminate();

@@ -12,7 +12,7 @@ import { prepareWriteOps, type WriteOps } from "./write-ops.ts";
 /** Messages from the main thread. */
 export type ToWriter =
   | { kind: "migrate"; id: number }
-  | { kind: "op"; id: number; op: keyof WriteOps; args: unknown[] }
+  | { kind: "ops"; items: Array<{ id: number; op: keyof WriteOps; args: unknown[] }> }
   | { kind: "xbegin"; id: number; tx: number; input: CompleteInput }
   | { kind: "xquery"; id: number; tx: number; sql: string; params: unknown[] }
   | { kind: "xend"; id: number; tx: number; commit: boolean }
@@ -54,22 +54,20 @@ function wire(error: unknown): WireError {
   };
 }
 
-const reply = (id: number, value: unknown) =>
-  port.postMessage({
-    id,
-    ok: true,
-    value,
-    commits: group.commits,
-    largestBatch: group.largestBatch,
-  });
-const fail = (id: number, error: unknown) =>
-  port.postMessage({
-    id,
-    ok: false,
-    error: wire(error),
-    commits: group.commits,
-    largestBatch: group.largestBatch,
-  });
+// Replies of one turn go back in one message (one hop for a whole group commit).
+let outbox: Array<{ id: number; ok: boolean; value?: unknown; error?: WireError }> = [];
+function send(entry: { id: number; ok: boolean; value?: unknown; error?: WireError }): void {
+  if (outbox.length === 0) {
+    setImmediate(() => {
+      const replies = outbox;
+      outbox = [];
+      port.postMessage({ replies, commits: group.commits, largestBatch: group.largestBatch });
+    });
+  }
+  outbox.push(entry);
+}
+const reply = (id: number, value: unknown) => send({ id, ok: true, value });
+const fail = (id: number, error: unknown) => send({ id, ok: false, error: wire(error) });
 
 function settle(id: number, work: () => unknown): void {
   Promise.resolve()
@@ -92,18 +90,27 @@ port.on("message", (message: ToWriter) => {
         return report;
       });
       return;
-    case "op":
-      settle(message.id, () => {
-        if (!ops)
-          throw new HookinboxError(
-            "HOOKINBOX_STORE_UNAVAILABLE",
-            "schema is missing; run migrate() first",
+    case "ops":
+      // Submitted synchronously, all of them, so they share the next group commit.
+      for (const item of message.items) {
+        if (!ops) {
+          fail(
+            item.id,
+            new HookinboxError(
+              "HOOKINBOX_STORE_UNAVAILABLE",
+              "schema is missing; run migrate() first",
+            ),
           );
+          continue;
+        }
         const current = ops;
-        return group.submit(() =>
-          (current[message.op] as (...a: unknown[]) => unknown)(...message.args),
-        );
-      });
+        group
+          .submit(() => (current[item.op] as (...a: unknown[]) => unknown)(...item.args))
+          .then(
+            (value) => reply(item.id, value),
+            (error) => fail(item.id, error),
+          );
+      }
       return;
     case "xbegin": {
       // The transaction stays open until "xend"; its queries arrive as "xquery" messages.
@@ -166,4 +173,4 @@ port.on("message", (message: ToWriter) => {
   }
 });
 
-port.postMessage({ id: 0, ok: true, value: "ready", commits: 0, largestBatch: 0 });
+reply(0, "ready");
