@@ -19,24 +19,16 @@ import {
   path,
   scalarText,
 } from "./body.ts";
-import { asBuffer, decodeHex, hmac } from "./crypto.ts";
-import {
-  findMatchingSecret,
-  requireHeader,
-  requireSecrets,
-  requireTimestampHeader,
-  taggedValue,
-  utf8Secret,
-} from "./match.ts";
-import { checkTimestamp, checkTolerance, parseTimestampSeconds } from "./timestamps.ts";
+import { asBuffer } from "./crypto.ts";
+import { checkTolerance } from "./timestamps.ts";
 import type {
   HandshakeResponse,
   IdentityContext,
   IdentitySpec,
   ProviderScheme,
   SignedRequest,
-  Verified,
 } from "./types.ts";
+import { v0Verifier } from "./v0-signature.ts";
 
 /**
  * Options of the Slack scheme.
@@ -246,22 +238,6 @@ export function slackScheme(options: SlackOptions = {}): ProviderScheme {
     provider: "slack",
     identity: slackIdentity,
     handshake: slackHandshake,
-    verifier: {
-      verify(request, secrets, nowMs): Verified {
-        requireSecrets(secrets);
-        const header = requireHeader(request.headers, HEADER);
-        const digest = decodeHex(taggedValue(header, "v0", HEADER));
-        const timestamp = requireTimestampHeader(request.headers, TIMESTAMP_HEADER);
-        const signedAt = parseTimestampSeconds(timestamp);
-        const secretIndex = findMatchingSecret(
-          secrets,
-          utf8Secret,
-          (key) => hmac("sha256", key, ["v0:", timestamp, ":", request.body]),
-          digest === undefined ? [] : [digest],
-        );
-        checkTimestamp(signedAt, nowMs, toleranceMs);
-        return { secretIndex, signedAt };
-      },
-    },
+    verifier: v0Verifier({ header: HEADER, timestampHeader: TIMESTAMP_HEADER, toleranceMs }),
   };
 }

@@ -6,16 +6,8 @@
  */
 
 import { field, jsonOrUndefined, parseJsonOrUndefined, path, scalarText } from "./body.ts";
-import { asBuffer, decodeHex, hmac } from "./crypto.ts";
-import {
-  findMatchingSecret,
-  requireHeader,
-  requireSecrets,
-  requireTimestampHeader,
-  taggedValue,
-  utf8Secret,
-} from "./match.ts";
-import { checkTimestamp, checkTolerance, parseTimestampSeconds } from "./timestamps.ts";
+import { asBuffer, hmac } from "./crypto.ts";
+import { checkTolerance } from "./timestamps.ts";
 import type {
   ActiveSecret,
   HandshakeResponse,
@@ -25,6 +17,7 @@ import type {
   SignedRequest,
   Verified,
 } from "./types.ts";
+import { v0Verifier } from "./v0-signature.ts";
 
 /**
  * Options of the Zoom scheme.
@@ -140,22 +133,6 @@ export function zoomScheme(options: ZoomOptions = {}): ProviderScheme {
     provider: "zoom",
     identity: zoomIdentity,
     handshake: zoomHandshake,
-    verifier: {
-      verify(request, secrets, nowMs): Verified {
-        requireSecrets(secrets);
-        const header = requireHeader(request.headers, HEADER);
-        const digest = decodeHex(taggedValue(header, "v0", HEADER));
-        const timestamp = requireTimestampHeader(request.headers, TIMESTAMP_HEADER);
-        const signedAt = parseTimestampSeconds(timestamp);
-        const secretIndex = findMatchingSecret(
-          secrets,
-          utf8Secret,
-          (key) => hmac("sha256", key, ["v0:", timestamp, ":", request.body]),
-          digest === undefined ? [] : [digest],
-        );
-        checkTimestamp(signedAt, nowMs, toleranceMs);
-        return { secretIndex, signedAt };
-      },
-    },
+    verifier: v0Verifier({ header: HEADER, timestampHeader: TIMESTAMP_HEADER, toleranceMs }),
   };
 }
