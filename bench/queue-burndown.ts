@@ -23,9 +23,8 @@ import Database from "better-sqlite3";
 import { createInbox } from "../src/inbox.ts";
 import { createLogger } from "../src/log.ts";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.ts";
-import type { AcceptInput } from "../src/store/types.ts";
 import { STRIPE_SECRET } from "./ingest/requests.ts";
-import { emitResult, plainBody, sampleRss } from "./queue-events.ts";
+import { emitResult, preloadBurndown, sampleRss } from "./queue-events.ts";
 
 const [
   dir = "",
@@ -111,47 +110,8 @@ const inbox = createInbox(
 await inbox.ready();
 
 // ---- preload (untimed) ----
-let seed = 0x9e3779b9;
-const random = () => {
-  // mulberry32: the same key sequence every run.
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
 const preloadStarted = performance.now();
-const ts = Math.floor(Date.now() / 1000);
-const CHUNK = 500;
-for (let from = 0; from < events; from += CHUNK) {
-  const batch: Promise<unknown>[] = [];
-  for (let i = from; i < Math.min(events, from + CHUNK); i++) {
-    const id = `evt_burn_${i}`;
-    const body = plainBody(id);
-    const input: AcceptInput = {
-      source: "stripe",
-      identity: {
-        dedupKey: id,
-        type: "invoice.paid",
-        occurredAt: ts * 1000,
-        orderingKey: keys > 0 ? `cus_${Math.floor(random() * keys)}` : null,
-        version: keys > 0 ? i + 1 : null,
-      },
-      body,
-      headers: [
-        ["Host", "127.0.0.1"],
-        ["Content-Type", "application/json; charset=utf-8"],
-        ["Stripe-Signature", `t=${ts},v1=${"0".repeat(64)}`],
-        ["Content-Length", String(body.byteLength)],
-      ],
-      receivedAt: Date.now(),
-      remoteAddress: "127.0.0.1",
-      secretIndex: 0,
-      targets: [TARGET],
-    };
-    batch.push(store.accept(input));
-  }
-  await Promise.all(batch);
-}
+await preloadBurndown(store, { events: events, keys: keys, target: TARGET });
 const preloadMs = performance.now() - preloadStarted;
 const commitsBefore = store.stats().commits;
 [commitMs, commitCount, commitExecMs] = [0, 0, 0];

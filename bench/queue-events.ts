@@ -5,6 +5,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
+import type { AcceptInput, Store } from "../src/store/types.ts";
 import { bodyTemplate, STRIPE_SECRET } from "./ingest/requests.ts";
 
 /** The invoice id inside bench/requests.ts's body template (Stripe's ordering key: data.object.id). */
@@ -166,4 +167,59 @@ export async function backgroundCpu(ms = 1000): Promise<number> {
   const [m0, t0] = [machineTicks(), performance.now()];
   await new Promise((resolve) => setTimeout(resolve, ms));
   return (machineTicks() - m0) / ((performance.now() - t0) / 1000);
+}
+
+/** A deterministic random sequence (mulberry32): the same ordering keys every run. */
+export function seededRandom(): () => number {
+  let seed = 0x9e3779b9;
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Stores `events` Stripe-shaped events routed to `target` through the store's own accept, 500
+ * at a time (untimed preload of the burn-downs); with `keys` > 0 each gets one of `keys`
+ * ordering keys and an increasing version.
+ */
+export async function preloadBurndown(
+  store: Pick<Store, "accept">,
+  options: { events: number; keys: number; target: string },
+): Promise<void> {
+  const random = seededRandom();
+  const ts = Math.floor(Date.now() / 1000);
+  const CHUNK = 500;
+  for (let from = 0; from < options.events; from += CHUNK) {
+    const batch: Promise<unknown>[] = [];
+    for (let i = from; i < Math.min(options.events, from + CHUNK); i++) {
+      const id = `evt_burn_${i}`;
+      const body = plainBody(id);
+      const input: AcceptInput = {
+        source: "stripe",
+        identity: {
+          dedupKey: id,
+          type: "invoice.paid",
+          occurredAt: ts * 1000,
+          orderingKey: options.keys > 0 ? `cus_${Math.floor(random() * options.keys)}` : null,
+          version: options.keys > 0 ? i + 1 : null,
+        },
+        body,
+        headers: [
+          ["Host", "127.0.0.1"],
+          ["Content-Type", "application/json; charset=utf-8"],
+          ["Stripe-Signature", `t=${ts},v1=${"0".repeat(64)}`],
+          ["Content-Length", String(body.byteLength)],
+        ],
+        receivedAt: Date.now(),
+        remoteAddress: "127.0.0.1",
+        secretIndex: 0,
+        targets: [options.target],
+      };
+      batch.push(store.accept(input));
+    }
+    await Promise.all(batch);
+  }
 }

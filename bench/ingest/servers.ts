@@ -92,7 +92,8 @@ export interface MemoryWatch {
   stop(): void;
 }
 
-function watchMemory(pid: number): MemoryWatch {
+/** VmRSS polled every 100 ms plus VmHWM, in MB (also used by bench/postgres). */
+export function watchMemory(pid: number): MemoryWatch {
   const read = (field: "VmRSS" | "VmHWM") => {
     try {
       const status = readFileSync(`/proc/${pid}/status`, "utf8");

@@ -34,6 +34,24 @@ export function verifyStore(dbPath: string, loads: readonly LoadResult[]): Store
   const stored = new Set(db.prepare<[], string>("SELECT id FROM events").pluck().all());
   db.close();
 
+  return compareWithAcks({ events, receipts, duplicateReceipts, rejections, stored }, loads);
+}
+
+/** What a store holds after a run, as both stores' checks read it. */
+export interface StoredCounts {
+  readonly events: number;
+  readonly receipts: number;
+  readonly duplicateReceipts: number;
+  readonly rejections: number;
+  readonly stored: ReadonlySet<string>;
+}
+
+/**
+ * Compares a store's counts with the eventIds the clients saw acknowledged (shared by the SQLite
+ * and PostgreSQL benches).
+ */
+export function compareWithAcks(counts: StoredCounts, loads: readonly LoadResult[]): StoreCheck {
+  const { events, receipts, duplicateReceipts, rejections, stored } = counts;
   const acked = new Set<string>();
   let ok2xx = 0;
   for (const load of loads) {

@@ -59,15 +59,6 @@ export function tell(message: unknown): void {
 }
 
 /** mulberry32 with bench/queue-burndown.ts's seed: the same key sequence in every process. */
-export function seededRandom(): () => number {
-  let seed = 0x9e3779b9;
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Watches handler starts and ends per ordering key / queue: order and overlap violations. */
 export function orderCheck() {
@@ -117,3 +108,5 @@ export function graphilePreset(mode: string, concurrency: number) {
       }
     : {};
 }
+
+export { seededRandom } from "../queue-events.ts";

@@ -21,10 +21,9 @@ import { Session } from "node:inspector/promises";
 import pg from "pg";
 import { createInbox } from "../../src/inbox.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
-import type { AcceptInput } from "../../src/store/types.ts";
 import { STRIPE_SECRET } from "../ingest/requests.ts";
-import { emitResult, plainBody, sampleRss } from "../queue-events.ts";
-import { orderCheck, seededRandom, tell } from "./child.ts";
+import { emitResult, preloadBurndown, sampleRss } from "../queue-events.ts";
+import { orderCheck, tell } from "./child.ts";
 import { settle } from "./db.ts";
 
 const [url = "", eventsArg = "20000", keysArg = "0", concurrencyArg = "10", profile] =
@@ -75,40 +74,8 @@ if (process.env.BENCH_EXPERIMENT_SQL) {
 }
 
 // ---- preload (untimed) ----
-const random = seededRandom();
 const preloadStarted = performance.now();
-const ts = Math.floor(Date.now() / 1000);
-const CHUNK = 500;
-for (let from = 0; from < events; from += CHUNK) {
-  const batch: Promise<unknown>[] = [];
-  for (let i = from; i < Math.min(events, from + CHUNK); i++) {
-    const id = `evt_burn_${i}`;
-    const body = plainBody(id);
-    const input: AcceptInput = {
-      source: "stripe",
-      identity: {
-        dedupKey: id,
-        type: "invoice.paid",
-        occurredAt: ts * 1000,
-        orderingKey: keys > 0 ? `cus_${Math.floor(random() * keys)}` : null,
-        version: keys > 0 ? i + 1 : null,
-      },
-      body,
-      headers: [
-        ["Host", "127.0.0.1"],
-        ["Content-Type", "application/json; charset=utf-8"],
-        ["Stripe-Signature", `t=${ts},v1=${"0".repeat(64)}`],
-        ["Content-Length", String(body.byteLength)],
-      ],
-      receivedAt: Date.now(),
-      remoteAddress: "127.0.0.1",
-      secretIndex: 0,
-      targets: [TARGET],
-    };
-    batch.push(store.accept(input));
-  }
-  await Promise.all(batch);
-}
+await preloadBurndown(store, { events: events, keys: keys, target: TARGET });
 const preloadMs = performance.now() - preloadStarted;
 await settle(url);
 Object.assign(claims, { calls: 0, asked: 0, leased: 0, empty: 0 });

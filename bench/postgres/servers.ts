@@ -2,11 +2,11 @@
 // bench/postgres.ts. The same launch as bench/ingest/servers.ts (whose launcher writes an SQLite
 // config and is not exported), with the store URL swapped.
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { STRIPE_SECRET } from "../ingest/requests.ts";
 import type { ServerUnderTest } from "../ingest/servers.ts";
-import { repoRoot } from "../ingest/servers.ts";
+import { repoRoot, watchMemory } from "../ingest/servers.ts";
 
 /**
  * `hookinbox start --config <json> --port 0` with `store` = a PostgreSQL URL, one `stripe`
@@ -68,31 +68,4 @@ export function startHookinboxPostgres(
     });
     child.once("exit", (code) => reject(new Error(`server exited (${code}):\n${stderr}`)));
   });
-}
-
-/** VmRSS polled every 100 ms plus VmHWM, in MB (as bench/ingest/servers.ts). */
-export function watchMemory(pid: number): ServerUnderTest["memory"] {
-  const read = (field: "VmRSS" | "VmHWM") => {
-    try {
-      const status = readFileSync(`/proc/${pid}/status`, "utf8");
-      return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
-    } catch {
-      return 0;
-    }
-  };
-  const startMb = read("VmRSS");
-  let polledMax = startMb;
-  let hwm = 0;
-  const timer = setInterval(() => {
-    polledMax = Math.max(polledMax, read("VmRSS"));
-  }, 100);
-  return {
-    startMb,
-    nowMb: () => read("VmRSS"),
-    peakMb: () => Math.max(polledMax, hwm || read("VmHWM")),
-    stop() {
-      hwm = read("VmHWM");
-      clearInterval(timer);
-    },
-  };
 }

@@ -7,12 +7,7 @@ import type { IdentitySpec, ProviderScheme } from "../providers/types.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
 import { formatIssues } from "./format-issues.ts";
 import { compileIdentity } from "./identity.ts";
-import {
-  configSchema,
-  type HookinboxConfig,
-  type retrySchema,
-  type SourceConfig,
-} from "./schema.ts";
+import { configSchema, type HookinboxConfig, type retrySchema } from "./schema.ts";
 import { schemeFor } from "./scheme-for.ts";
 import { type ResolvedSecret, resolveSecret } from "./secrets.ts";
 import { parseDuration, parseSize } from "./units.ts";
