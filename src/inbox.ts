@@ -70,6 +70,21 @@ export interface Inbox {
 
 const webhookPath = /^\/webhooks\/([^/?#]+)\/?$/;
 
+/** The path of a request target, without query or fragment. */
+function pathOf(target: string): string {
+  const end = target.search(/[?#]/);
+  return end === -1 ? target : target.slice(0, end);
+}
+
+/** Decodes a path segment; a malformed escape is kept as sent (it then names no source). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /**
  * Creates an inbox from a config object. The store is opened at once and migrated before the first
  * request is handled.
@@ -153,9 +168,15 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
     ready: () => migrated,
     handleWebhook,
     async handle(request) {
+      // Webhooks, the hot path, skip URL parsing: their target is a plain path.
+      const hook = request.url.startsWith("/webhooks/")
+        ? webhookPath.exec(pathOf(request.url))
+        : null;
+      if (hook) return handleWebhook(decodeSegment(hook[1]!), request);
       const url = new URL(request.url, "http://hookinbox.invalid");
-      const hook = webhookPath.exec(url.pathname);
-      if (hook) return handleWebhook(decodeURIComponent(hook[1]!), request);
+      // Absolute-form targets ("http://host/webhooks/x") take the slow path to the same place.
+      const absolute = webhookPath.exec(url.pathname);
+      if (absolute) return handleWebhook(decodeSegment(absolute[1]!), request);
       if (request.bodyError) {
         return errorResponse(
           request.bodyError.status,
