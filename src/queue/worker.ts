@@ -220,11 +220,12 @@ export function startWorker(options: WorkerOptions): Worker {
     else schedule(nextDelay);
   }
 
-  const maxLeaseMs = () => {
-    let lease = options.leaseMs;
-    for (const handler of options.handlers.values()) lease = Math.max(lease, handler.leaseMs);
-    return lease;
-  };
+  // One lease length for every claim: the longest any handler may need (handlers are fixed).
+  const longestLeaseMs = Math.max(
+    options.leaseMs,
+    ...[...options.handlers.values()].map((h) => h.leaseMs),
+  );
+  const maxLeaseMs = () => longestLeaseMs;
 
   // Heartbeat: extend every lease we hold each third of the shortest lease; abort what we lost.
   const heartbeatMs = Math.max(

@@ -13,7 +13,7 @@ import type { EventPage, EventQuery, EventSummary } from "../types.ts";
 export const listLimits = { default: 50, max: 500 } as const;
 
 const idPattern = (prefix: string) => new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`);
-const eventIdPattern = idPattern("evt");
+const idPatterns = { evt: idPattern("evt"), dlv: idPattern("dlv"), rcp: idPattern("rcp") } as const;
 
 /**
  * Encodes the last id of a page as an opaque cursor (base64url).
@@ -38,7 +38,7 @@ export function encodeCursor(lastId: string): string {
  */
 export function decodeCursor(cursor: string, prefix: "evt" | "dlv" | "rcp" = "evt"): string {
   const id = Buffer.from(cursor, "base64url").toString("utf8");
-  const pattern = prefix === "evt" ? eventIdPattern : idPattern(prefix);
+  const pattern = idPatterns[prefix];
   if (!pattern.test(id) || encodeCursor(id) !== cursor) {
     throw hookinboxError("HOOKINBOX_CURSOR_INVALID");
   }
