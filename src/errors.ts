@@ -7,6 +7,7 @@
 const registry = {
   // ingest: routing and transport
   HOOKINBOX_ROUTE_NOT_FOUND: { status: 404, message: "No such route" },
+  HOOKINBOX_REQUEST_TARGET_INVALID: { status: 400, message: "Request target is not served" },
   HOOKINBOX_METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed" },
   HOOKINBOX_SOURCE_NOT_FOUND: { status: 404, message: "Unknown source" },
   HOOKINBOX_IP_NOT_ALLOWED: { status: 403, message: "This address may not deliver to this source" },

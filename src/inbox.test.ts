@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createInbox } from "./inbox.ts";
 
 describe("inbox routing", () => {
-  it("routes plain and absolute-form webhook targets, and never throws on a malformed escape", async () => {
+  it("routes webhook targets, refuses absolute-form ones, and never throws on a malformed escape", async () => {
     const inbox = createInbox({ store: "sqlite::memory:", sources: {} }, { env: {} });
     const codes = [];
     for (const url of [
@@ -24,10 +24,36 @@ describe("inbox routing", () => {
     }
     expect(codes).toEqual([
       [404, "HOOKINBOX_SOURCE_NOT_FOUND"],
-      [404, "HOOKINBOX_SOURCE_NOT_FOUND"],
+      [400, "HOOKINBOX_REQUEST_TARGET_INVALID"],
       [404, "HOOKINBOX_SOURCE_NOT_FOUND"],
       [404, "HOOKINBOX_ROUTE_NOT_FOUND"],
     ]);
+    await inbox.close();
+  });
+});
+
+describe("inbox internal errors", () => {
+  it("answers 500 HOOKINBOX_INTERNAL_ERROR with a request id when the store throws something unexpected", async () => {
+    const inbox = createInbox(
+      { store: "sqlite::memory:", sources: {} },
+      { env: {}, adminToken: "t" },
+    );
+    await inbox.ready();
+    inbox.store.listEvents = () => Promise.reject(new TypeError("boom"));
+    const response = await inbox.handle({
+      method: "GET",
+      url: "/api/events",
+      headers: [["authorization", "Bearer t"]],
+      body: new Uint8Array(),
+    });
+    expect(response.status).toBe(500);
+    expect(JSON.parse(response.body)).toEqual({
+      error: {
+        code: "HOOKINBOX_INTERNAL_ERROR",
+        message: expect.stringMatching(/^Internal error: request id [0-9A-Z]{26}$/),
+        requestId: expect.stringMatching(/^[0-9A-Z]{26}$/),
+      },
+    });
     await inbox.close();
   });
 });

@@ -2,6 +2,7 @@ import { handleAdmin } from "./admin/admin-api.ts";
 import { type ResolvedConfig, resolveConfig } from "./config/index.ts";
 import { hookinboxError, isHookinboxError } from "./errors.ts";
 import { routeEvent } from "./handlers/routes.ts";
+import { ulid } from "./ids.ts";
 import { acceptWebhook, type IngestContext } from "./ingest/accept-webhook.ts";
 import { readHeaders } from "./ingest/headers.ts";
 import { createRejectLimiter } from "./ingest/reject-limiter.ts";
@@ -11,6 +12,7 @@ import {
   type InboxResponse,
   jsonResponse,
 } from "./ingest/request.ts";
+import { parseRequestTarget } from "./ingest/request-target.ts";
 import { type Logger, silentLogger } from "./log.ts";
 import { startWorker, type Worker } from "./queue/worker.ts";
 import { openStore } from "./store/open-store.ts";
@@ -51,6 +53,11 @@ export interface Inbox {
    * Never throws.
    */
   handle(request: InboxRequest): Promise<InboxResponse>;
+  /**
+   * The answer to an unexpected error (a bug): 500 `HOOKINBOX_INTERNAL_ERROR` with a request id,
+   * logged under the same id. Host adapters use it for failures of their own.
+   */
+  internalError(error: unknown, request: Pick<InboxRequest, "method">): InboxResponse;
   /** Ingest for a source named by the host (for frameworks that route by themselves). */
   handleWebhook(source: string, request: InboxRequest): Promise<InboxResponse>;
   /** Starts a worker that runs the configured handlers (the gateway starts one by itself). */
@@ -68,21 +75,13 @@ export interface Inbox {
   close(): Promise<void>;
 }
 
-const webhookPath = /^\/webhooks\/([^/?#]+)\/?$/;
-
-/** The path of a request target, without query or fragment. */
-function pathOf(target: string): string {
-  const end = target.search(/[?#]/);
-  return end === -1 ? target : target.slice(0, end);
-}
-
-/** Decodes a path segment; a malformed escape is kept as sent (it then names no source). */
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
+/** The message and code of anything thrown, for a log line (never a body or a secret). */
+function describeError(error: unknown): { message: string; code: string | undefined } {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return { message: error.message, code: typeof code === "string" ? code : undefined };
   }
+  return { message: String(error), code: undefined };
 }
 
 /**
@@ -151,6 +150,20 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
     }
   };
 
+  /** A bug, not the sender's fault: a 500 with a request id the log line carries too. */
+  const internalError = (error: unknown, request: Pick<InboxRequest, "method">): InboxResponse => {
+    const requestId = ulid();
+    const { message, code } = describeError(error);
+    logger.error(
+      { requestId, method: request.method, err: { message, code } },
+      "request failed with an internal error",
+    );
+    const internal = hookinboxError("HOOKINBOX_INTERNAL_ERROR", `request id ${requestId}`);
+    return jsonResponse(internal.status, {
+      error: { code: internal.code, message: internal.message, requestId },
+    });
+  };
+
   const handleWebhook = async (source: string, request: InboxRequest): Promise<InboxResponse> => {
     if (closed) return unavailable(hookinboxError("HOOKINBOX_STORE_CLOSED"));
     try {
@@ -158,7 +171,50 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
     } catch (error) {
       return unavailable(error);
     }
-    return acceptWebhook(ingest, source, request);
+    try {
+      return await acceptWebhook(ingest, source, request);
+    } catch (error) {
+      return internalError(error, request);
+    }
+  };
+
+  const routeRequest = async (request: InboxRequest): Promise<InboxResponse> => {
+    const target = parseRequestTarget(request.url);
+    if (target.kind === "invalid") {
+      const invalid = hookinboxError("HOOKINBOX_REQUEST_TARGET_INVALID", target.detail);
+      return errorResponse(invalid.status, invalid.code, invalid.message);
+    }
+    if (target.kind === "webhook") return handleWebhook(target.source, request);
+    if (request.bodyError) {
+      return errorResponse(
+        request.bodyError.status,
+        request.bodyError.code,
+        request.bodyError.message,
+      );
+    }
+    const { pathname } = target;
+    if (pathname === "/healthz") return jsonResponse(200, { ok: true });
+    if (pathname === "/readyz") {
+      try {
+        if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
+        await migrated;
+        await store.ping();
+        return jsonResponse(200, { ok: true, store: store.kind });
+      } catch (error) {
+        return unavailable(error);
+      }
+    }
+    if (pathname === "/api" || pathname.startsWith("/api/")) {
+      return handleAdmin(
+        { inbox, token: adminToken },
+        request.method.toUpperCase(),
+        new URL(`http://hookinbox.invalid${pathname}${target.search}`),
+        readHeaders(request.headers),
+        request.body,
+      );
+    }
+    const notFound = hookinboxError("HOOKINBOX_ROUTE_NOT_FOUND");
+    return errorResponse(notFound.status, notFound.code, notFound.message);
   };
 
   const inbox: Inbox = {
@@ -166,46 +222,14 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
     store,
     now,
     ready: () => migrated,
+    internalError,
     handleWebhook,
     async handle(request) {
-      // Webhooks, the hot path, skip URL parsing: their target is a plain path.
-      const hook = request.url.startsWith("/webhooks/")
-        ? webhookPath.exec(pathOf(request.url))
-        : null;
-      if (hook) return handleWebhook(decodeSegment(hook[1]!), request);
-      const url = new URL(request.url, "http://hookinbox.invalid");
-      // Absolute-form targets ("http://host/webhooks/x") take the slow path to the same place.
-      const absolute = webhookPath.exec(url.pathname);
-      if (absolute) return handleWebhook(decodeSegment(absolute[1]!), request);
-      if (request.bodyError) {
-        return errorResponse(
-          request.bodyError.status,
-          request.bodyError.code,
-          request.bodyError.message,
-        );
+      try {
+        return await routeRequest(request);
+      } catch (error) {
+        return internalError(error, request);
       }
-      if (url.pathname === "/healthz") return jsonResponse(200, { ok: true });
-      if (url.pathname === "/readyz") {
-        try {
-          if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
-          await migrated;
-          await store.ping();
-          return jsonResponse(200, { ok: true, store: store.kind });
-        } catch (error) {
-          return unavailable(error);
-        }
-      }
-      if (url.pathname === "/api" || url.pathname.startsWith("/api/")) {
-        return handleAdmin(
-          { inbox, token: adminToken },
-          request.method.toUpperCase(),
-          url,
-          readHeaders(request.headers),
-          request.body,
-        );
-      }
-      const notFound = hookinboxError("HOOKINBOX_ROUTE_NOT_FOUND");
-      return errorResponse(notFound.status, notFound.code, notFound.message);
     },
     startWorker(overrides = {}) {
       const worker = startWorker({

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { type HookinboxError, isHookinboxError } from "../errors.ts";
 import type { Inbox } from "../inbox.ts";
 import { pairsFromRawHeaders } from "../ingest/headers.ts";
-import { writeResponse } from "./node.ts";
+import { answerInternalError, writeResponse } from "./node.ts";
 import { readRawBody } from "./read-body.ts";
 
 const rawBodyKey = Symbol.for("hookinbox.rawBody");
@@ -69,12 +69,14 @@ export function expressHandler(
         bodyError !== undefined && bodyError.code !== "HOOKINBOX_BODY_ALREADY_CONSUMED",
       );
     };
-    body.then(
-      (bytes) => respond(bytes),
-      (error: unknown) => {
-        if (isHookinboxError(error)) return respond(new Uint8Array(0), error);
-        res.destroy();
-      },
-    );
+    body
+      .then(
+        (bytes) => respond(bytes),
+        (error: unknown) => {
+          if (isHookinboxError(error)) return respond(new Uint8Array(0), error);
+          res.destroy();
+        },
+      )
+      .catch((error: unknown) => answerInternalError(inbox, req, res, error));
   };
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { hookinboxError } from "../errors.ts";
 import type { Inbox } from "../inbox.ts";
 import { pairsFromRawHeaders } from "../ingest/headers.ts";
+import { errorResponse, type InboxResponse } from "../ingest/request.ts";
 
 /** The small part of Fastify's API the plugin uses (no runtime or type dependency on fastify). */
 interface FastifyLike {
@@ -47,7 +48,16 @@ export function fastifyPlugin(inbox: Inbox): (app: FastifyLike) => Promise<void>
       { parseAs: "buffer", bodyLimit: inbox.config.http.bodyLimit },
       (_req, body, done) => done(null, body),
     );
+    const send = (reply: FastifyReplyLike, response: InboxResponse) =>
+      reply.code(response.status).headers(response.headers).send(response.body);
     app.post("/webhooks/:source", async (request, reply) => {
+      try {
+        return send(reply, await answer(request));
+      } catch (error) {
+        return send(reply, inbox.internalError(error, { method: "POST" }));
+      }
+    });
+    const answer = async (request: FastifyRequestLike): Promise<InboxResponse> => {
       const source = (request.params as { source?: string }).source ?? "";
       let body: Uint8Array;
       if (request.body === undefined || request.body === null) body = new Uint8Array(0);
@@ -57,19 +67,15 @@ export function fastifyPlugin(inbox: Inbox): (app: FastifyLike) => Promise<void>
           "HOOKINBOX_BODY_ALREADY_CONSUMED",
           "a hook replaced the raw body; register hookinbox's plugin in its own scope",
         );
-        return reply
-          .code(error.status)
-          .headers({ "content-type": "application/json; charset=utf-8" })
-          .send(JSON.stringify({ error: { code: error.code, message: error.message } }));
+        return errorResponse(error.status, error.code, error.message);
       }
-      const response = await inbox.handleWebhook(source, {
+      return inbox.handleWebhook(source, {
         method: "POST",
         url: request.url,
         headers: pairsFromRawHeaders(request.raw.rawHeaders),
         body,
         remoteAddress: request.ip,
       });
-      return reply.code(response.status).headers(response.headers).send(response.body);
-    });
+    };
   };
 }

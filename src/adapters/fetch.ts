@@ -56,6 +56,17 @@ export function toFetchHandler(
   inbox: Inbox,
 ): (request: Request, options?: { source?: string; remoteAddress?: string }) => Promise<Response> {
   return async (request, options = {}) => {
+    try {
+      return await answer(request, options);
+    } catch (error) {
+      return toResponse(inbox.internalError(error, request));
+    }
+  };
+
+  async function answer(
+    request: Request,
+    options: { source?: string; remoteAddress?: string },
+  ): Promise<Response> {
     let body: Uint8Array = new Uint8Array(0);
     let bodyError: HookinboxError | undefined;
     if (request.method !== "GET" && request.method !== "HEAD") {
@@ -81,5 +92,5 @@ export function toFetchHandler(
         ? await inbox.handle(inboxRequest)
         : await inbox.handleWebhook(options.source, inboxRequest);
     return toResponse(response);
-  };
+  }
 }

@@ -25,6 +25,31 @@ export function writeResponse(res: ServerResponse, response: InboxResponse, clos
 }
 
 /**
+ * Answers a failure of the host adapter itself (never of the sender) with a logged 500
+ * `HOOKINBOX_INTERNAL_ERROR`, or closes the connection when the answer was already started.
+ * Never throws.
+ *
+ * @example
+ * ```ts
+ * respond().catch((error) => answerInternalError(inbox, req, res, error));
+ * ```
+ */
+export function answerInternalError(
+  inbox: Inbox,
+  req: IncomingMessage,
+  res: ServerResponse,
+  error: unknown,
+): void {
+  try {
+    const response = inbox.internalError(error, { method: req.method ?? "GET" });
+    if (res.headersSent) res.destroy();
+    else writeResponse(res, response, true);
+  } catch {
+    res.destroy();
+  }
+}
+
+/**
  * A `node:http` request listener for an inbox: reads the raw body (limit and timeout from
  * `config.http`) and answers with `inbox.handle`.
  *
@@ -62,12 +87,14 @@ export function toNodeListener(
       // After a body error the unread rest of the body cannot be skipped safely: close.
       writeResponse(res, response, bodyError !== undefined);
     };
-    bodyPromise.then(
-      (body) => respond(body),
-      (error: unknown) => {
-        if (isHookinboxError(error)) return respond(empty, error);
-        res.destroy();
-      },
-    );
+    bodyPromise
+      .then(
+        (body) => respond(body),
+        (error: unknown) => {
+          if (isHookinboxError(error)) return respond(empty, error);
+          res.destroy();
+        },
+      )
+      .catch((error: unknown) => answerInternalError(inbox, req, res, error));
   };
 }

@@ -3,6 +3,7 @@ import { hookinboxError, isHookinboxError } from "../errors.ts";
 import type { Inbox } from "../inbox.ts";
 import type { RequestHeaders } from "../ingest/headers.ts";
 import { errorResponse, type InboxResponse, jsonResponse } from "../ingest/request.ts";
+import { decodePathSegment } from "../ingest/request-target.ts";
 import type { DeliveryStatus, ReplayFilter } from "../store/queue-types.ts";
 import type { EventDetail } from "../store/types.ts";
 import { isAuthorized } from "./auth.ts";
@@ -32,6 +33,15 @@ function bodyView(body: Uint8Array): { base64: string; text: string | null } {
 function eventJson(event: EventDetail) {
   const { body, ...rest } = event;
   return { ...rest, body: bodyView(body) };
+}
+
+/** A decoded path parameter; a malformed or non-UTF-8 escape is a 400, never a 500. */
+function pathParam(segment: string): string {
+  const decoded = decodePathSegment(segment);
+  if (decoded === null) {
+    throw hookinboxError("HOOKINBOX_REQUEST_TARGET_INVALID", "malformed percent-escape");
+  }
+  return decoded;
 }
 
 function parseLimit(value: string | null): number | undefined {
@@ -106,7 +116,7 @@ const routes: Array<{ method: string; path: RegExp; run: Route }> = [
     method: "GET",
     path: /^\/api\/events\/([^/]+)$/,
     run: async (m, _u, _b, { inbox }) => {
-      const event = await inbox.store.getEvent(decodeURIComponent(m[1]!));
+      const event = await inbox.store.getEvent(pathParam(m[1]!));
       if (!event) throw hookinboxError("HOOKINBOX_EVENT_NOT_FOUND");
       return jsonResponse(200, eventJson(event));
     },
@@ -136,7 +146,7 @@ const routes: Array<{ method: string; path: RegExp; run: Route }> = [
     path: /^\/api\/events\/([^/]+)\/replay$/,
     run: async (m, _u, body, { inbox }) => {
       const targets = targetsOf(jsonBody(body).targets);
-      const deliveries = await inbox.replay(decodeURIComponent(m[1]!), targets ? { targets } : {});
+      const deliveries = await inbox.replay(pathParam(m[1]!), targets ? { targets } : {});
       return jsonResponse(201, { deliveries });
     },
   },
@@ -184,7 +194,7 @@ const routes: Array<{ method: string; path: RegExp; run: Route }> = [
     method: "POST",
     path: /^\/api\/deliveries\/([^/]+)\/retry$/,
     run: async (m, _u, _b, { inbox }) =>
-      jsonResponse(200, await inbox.retryDelivery(decodeURIComponent(m[1]!))),
+      jsonResponse(200, await inbox.retryDelivery(pathParam(m[1]!))),
   },
   {
     method: "GET",
@@ -213,7 +223,7 @@ const routes: Array<{ method: string; path: RegExp; run: Route }> = [
         );
       }
       const effect = await inbox.store.resolveEffect(
-        decodeURIComponent(m[1]!),
+        pathParam(m[1]!),
         resolution,
         inbox.now(),
         input.result,
@@ -258,9 +268,9 @@ export async function handleAdmin(
   body: Uint8Array = new Uint8Array(0),
 ): Promise<InboxResponse> {
   const fail = (error: unknown) => {
-    if (isHookinboxError(error)) return errorResponse(error.status, error.code, error.message);
-    const internal = hookinboxError("HOOKINBOX_INTERNAL_ERROR");
-    return errorResponse(internal.status, internal.code, internal.message);
+    // Anything else is a bug: the inbox answers 500 and logs it with a request id.
+    if (!isHookinboxError(error)) throw error;
+    return errorResponse(error.status, error.code, error.message);
   };
   if (context.token === null) return fail(hookinboxError("HOOKINBOX_ADMIN_DISABLED"));
   if (!isAuthorized(headers.get("authorization"), context.token)) {

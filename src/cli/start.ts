@@ -41,6 +41,7 @@ export async function startCommand(ctx: CliContext, args: string[]): Promise<num
   const generatedToken =
     resolved.admin.token === null ? randomBytes(24).toString("base64url") : null;
   const logger = createLogger({ level: resolved.log.level });
+  guardUnhandledRejections(logger);
   if (role === "worker") {
     const processOnly = await startWorkerProcess(raw.config, {
       env: ctx.env,
@@ -84,6 +85,23 @@ export async function startCommand(ctx: CliContext, args: string[]): Promise<num
   ctx.stderr.write(`${lines.join("\n")}\n`);
   await untilSignal(logger, () => gateway.close());
   return 0;
+}
+
+/**
+ * A rejection nobody handled (a bug in a request path or a handler's stray promise) is logged and
+ * survived: one request must never take ingest and the worker down with it.
+ */
+function guardUnhandledRejections(logger: Logger): void {
+  process.on("unhandledRejection", (reason) => {
+    const err =
+      reason instanceof Error
+        ? { name: reason.name, message: reason.message, stack: reason.stack }
+        : { message: String(reason) };
+    logger.error(
+      { err, code: "HOOKINBOX_INTERNAL_ERROR" },
+      "unhandled rejection (process kept running)",
+    );
+  });
 }
 
 /** Waits for SIGINT or SIGTERM, then runs the graceful `close`. */

@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { toNodeListener } from "../adapters/node.ts";
 import { createInbox, type Inbox, type InboxOptions } from "../inbox.ts";
 import type { Worker } from "../queue/worker.ts";
@@ -53,6 +54,16 @@ export async function startGateway(
     },
     toNodeListener(inbox),
   );
+  // CONNECT is no tunnel here: answer it like any other request hookinbox does not serve.
+  server.on("connect", (_req, socket: Duplex) => {
+    const body = JSON.stringify({
+      error: { code: "HOOKINBOX_METHOD_NOT_ALLOWED", message: "Method not allowed" },
+    });
+    socket.on("error", () => undefined);
+    socket.end(
+      `HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
   const host = options.host ?? inbox.config.http.host;
   const port = options.port ?? inbox.config.http.port;
   await new Promise<void>((resolve, reject) => {
