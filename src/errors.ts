@@ -50,6 +50,10 @@ const registry = {
   // admin API
   HOOKINBOX_ADMIN_UNAUTHORIZED: { status: 401, message: "Missing or wrong admin token" },
   HOOKINBOX_ADMIN_DISABLED: { status: 404, message: "Admin API is disabled" },
+  HOOKINBOX_METRICS_DISABLED: {
+    status: 404,
+    message: "Metrics are disabled (metrics.enabled is false)",
+  },
   HOOKINBOX_EVENT_NOT_FOUND: { status: 404, message: "No such event" },
   HOOKINBOX_QUERY_INVALID: { status: 400, message: "Invalid query parameter" },
   HOOKINBOX_CURSOR_INVALID: { status: 400, message: "Invalid cursor" },

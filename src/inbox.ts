@@ -1,9 +1,10 @@
 import { handleAdmin } from "./admin/admin-api.ts";
+import { createInboxMetrics, type InboxMetrics } from "./admin/metrics.ts";
 import { type ResolvedConfig, resolveConfig } from "./config/index.ts";
 import { hookinboxError, isHookinboxError } from "./errors.ts";
 import { routeEvent } from "./handlers/routes.ts";
 import { ulid } from "./ids.ts";
-import { acceptWebhook, type IngestContext } from "./ingest/accept-webhook.ts";
+import { acceptWebhook, type IngestContext, unknownSourceLabel } from "./ingest/accept-webhook.ts";
 import { readHeaders } from "./ingest/headers.ts";
 import { createRejectLimiter } from "./ingest/reject-limiter.ts";
 import {
@@ -71,6 +72,11 @@ export interface Inbox {
   ): Promise<{ events: number; deliveries: number }>;
   /** Puts a dead-lettered delivery back in the queue with a fresh attempt budget. */
   retryDelivery(deliveryId: string): Promise<DeliveryView>;
+  /**
+   * Prometheus metrics (null when `metrics.enabled` is false). Mount `metrics.render()` wherever
+   * your app serves `/metrics`; the gateway serves it on `metrics.port` and at `/api/metrics`.
+   */
+  readonly metrics: InboxMetrics | null;
   /** Stops workers (up to their shutdown timeout) and closes the store. */
   close(): Promise<void>;
 }
@@ -108,6 +114,9 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
       ...(options.sqliteWriter ? { writer: options.sqliteWriter } : {}),
     });
   const now = options.now ?? Date.now;
+  const metrics = resolved.metrics.enabled
+    ? createInboxMetrics(() => store.queueGauges(), now)
+    : null;
   const migrated = store.migrate().then(() => undefined);
   migrated.catch(() => {
     // Surfaced by ready() and as 503s; never an unhandled rejection.
@@ -124,6 +133,7 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
     route,
     trustedProxies: resolved.http.trustedProxies,
     rejectLimiter: createRejectLimiter(resolved.http.rejectLimit),
+    ...(metrics ? { metrics } : {}),
     onDeliveries: () => {
       for (const worker of workers) worker.notify();
     },
@@ -165,6 +175,17 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
   };
 
   const handleWebhook = async (source: string, request: InboxRequest): Promise<InboxResponse> => {
+    if (!metrics) return ingestWebhook(source, request);
+    const started = performance.now();
+    const response = await ingestWebhook(source, request);
+    metrics.request(
+      resolved.sources.has(source) ? source : unknownSourceLabel,
+      (performance.now() - started) / 1000,
+    );
+    return response;
+  };
+
+  const ingestWebhook = async (source: string, request: InboxRequest): Promise<InboxResponse> => {
     if (closed) return unavailable(hookinboxError("HOOKINBOX_STORE_CLOSED"));
     try {
       await migrated;
@@ -221,6 +242,7 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
     config: resolved,
     store,
     now,
+    metrics,
     ready: () => migrated,
     internalError,
     handleWebhook,
@@ -240,6 +262,7 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
         leaseMs: resolved.worker.leaseMs,
         pollIntervalMs: resolved.worker.pollIntervalMs,
         alerts: resolved.alerts,
+        ...(metrics ? { metrics } : {}),
         now,
         ...(options.random ? { random: options.random } : {}),
         ...(overrides.workerId ? { workerId: overrides.workerId } : {}),

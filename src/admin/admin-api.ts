@@ -234,6 +234,15 @@ const routes: Array<{ method: string; path: RegExp; run: Route }> = [
   },
   {
     method: "GET",
+    path: /^\/api\/metrics$/,
+    run: async (_m, _u, _b, { inbox }) => {
+      if (!inbox.metrics) throw hookinboxError("HOOKINBOX_METRICS_DISABLED");
+      const { contentType, body } = await inbox.metrics.render();
+      return { status: 200, headers: { "content-type": contentType }, body };
+    },
+  },
+  {
+    method: "GET",
     path: /^\/api\/stuck$/,
     run: async (_m, url, _b, { inbox }) => {
       const olderThanMs = parseDuration(url.searchParams.get("olderThan") ?? "1h");

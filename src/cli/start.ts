@@ -67,6 +67,7 @@ export async function startCommand(ctx: CliContext, args: string[]): Promise<num
     `hookinbox listening on ${gateway.url} (role: ${role}, store: ${gateway.inbox.store.kind}${raw.path ? `, config: ${raw.path}` : ", no config file: embedded default"})`,
     `  sources: ${[...resolved.sources.keys()].map((s) => `${gateway.url}/webhooks/${s}`).join(", ") || "(none)"}`,
   ];
+  if (gateway.metrics) lines.push(`  metrics: ${gateway.metrics.url}`);
   if (generatedToken) {
     lines.push(
       `  admin token (generated for this run; set HOOKINBOX_ADMIN_TOKEN to choose one): ${generatedToken}`,

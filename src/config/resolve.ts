@@ -67,6 +67,12 @@ export interface ResolvedConfig {
     readonly rejectLimit: { readonly max: number; readonly windowMs: number };
   };
   readonly admin: { readonly token: string | null };
+  /** `port` null: no listener of its own (admins still read `/api/metrics`). */
+  readonly metrics: {
+    readonly enabled: boolean;
+    readonly host: string;
+    readonly port: number | null;
+  };
   readonly log: { readonly level: string };
   readonly sources: ReadonlyMap<string, ResolvedSource>;
   /** Handlers by pattern, in configured order. */
@@ -240,6 +246,11 @@ export function resolveConfig(
       },
     },
     admin: { token: adminToken || null },
+    metrics: {
+      enabled: config.metrics?.enabled ?? true,
+      host: config.metrics?.host ?? "127.0.0.1",
+      port: config.metrics?.port ?? null,
+    },
     log: { level: config.log?.level ?? "info" },
     sources,
   };

@@ -204,6 +204,17 @@ export const configSchema = z.strictObject({
     })
     .optional(),
   admin: z.strictObject({ token: secretSchema.optional() }).optional(),
+  /**
+   * Prometheus metrics. Off the public webhook listener by default: `port` serves `/metrics` on a
+   * listener of its own (host default 127.0.0.1); `/api/metrics` serves it to admins anyway.
+   */
+  metrics: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      host: z.string().min(1).optional(),
+      port: z.number().int().min(0).max(65535).optional(),
+    })
+    .optional(),
   log: z
     .strictObject({
       level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),

@@ -1,9 +1,10 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { toNodeListener } from "../adapters/node.ts";
 import { createInbox, type Inbox, type InboxOptions } from "../inbox.ts";
 import type { Worker } from "../queue/worker.ts";
+import { listen } from "./listen.ts";
+import { type MetricsServer, startMetricsServer } from "./metrics-server.ts";
 
 /** A running gateway: the inbox behind a `node:http` server. */
 export interface Gateway {
@@ -13,6 +14,8 @@ export interface Gateway {
   readonly server: Server;
   /** e.g. `http://127.0.0.1:8080` */
   readonly url: string;
+  /** The separate `/metrics` listener (`metrics.port`), or null. */
+  readonly metrics: MetricsServer | null;
   /** Stops accepting connections, lets in-flight requests finish, then closes the store. */
   close(): Promise<void>;
 }
@@ -28,7 +31,13 @@ export interface Gateway {
  */
 export async function startGateway(
   config: unknown,
-  options: InboxOptions & { host?: string; port?: number; role?: "all" | "ingest" } = {},
+  options: InboxOptions & {
+    host?: string;
+    port?: number;
+    role?: "all" | "ingest";
+    /** Overrides `metrics.port` (null: no metrics listener). */
+    metricsPort?: number | null;
+  } = {},
 ): Promise<Gateway> {
   const inbox = createInbox(config, options);
   try {
@@ -66,26 +75,32 @@ export async function startGateway(
   });
   const host = options.host ?? inbox.config.http.host;
   const port = options.port ?? inbox.config.http.port;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = await listen(server, host, port);
+  const metricsPort = options.metricsPort ?? inbox.config.metrics.port;
+  let metrics: MetricsServer | null = null;
+  try {
+    metrics =
+      metricsPort !== null && inbox.metrics
+        ? await startMetricsServer(inbox, inbox.config.metrics.host, metricsPort)
+        : null;
+  } catch (error) {
+    server.close();
+    await inbox.close().catch(() => undefined);
+    throw error;
+  }
   return {
     inbox,
     worker,
     server,
-    url: `http://${shownHost}:${address.port}`,
+    metrics,
+    url,
     /** Stops taking requests, lets in-flight handlers finish (worker.shutdownTimeout), closes the store. */
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await metrics?.close();
       await inbox.close();
     },
   };

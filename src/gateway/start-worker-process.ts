@@ -1,10 +1,13 @@
 import { createInbox, type Inbox, type InboxOptions } from "../inbox.ts";
 import type { Worker } from "../queue/worker.ts";
+import { type MetricsServer, startMetricsServer } from "./metrics-server.ts";
 
 /** A worker-only process (`hookinbox start --role worker`): no HTTP listener. */
 export interface WorkerProcess {
   readonly inbox: Inbox;
   readonly worker: Worker;
+  /** The `/metrics` listener (`metrics.port`), or null. */
+  readonly metrics: MetricsServer | null;
   /** Stops claiming, lets in-flight handlers finish (worker.shutdownTimeout), closes the store. */
   close(): Promise<void>;
 }
@@ -29,6 +32,22 @@ export async function startWorkerProcess(
     await inbox.close().catch(() => undefined);
     throw error;
   }
+  let metrics: MetricsServer | null = null;
+  const { port, host } = inbox.config.metrics;
+  try {
+    if (port !== null && inbox.metrics) metrics = await startMetricsServer(inbox, host, port);
+  } catch (error) {
+    await inbox.close().catch(() => undefined);
+    throw error;
+  }
   const worker = inbox.startWorker();
-  return { inbox, worker, close: () => inbox.close() };
+  return {
+    inbox,
+    worker,
+    metrics,
+    async close() {
+      await metrics?.close();
+      await inbox.close();
+    },
+  };
 }

@@ -1,3 +1,4 @@
+import type { IngestMetrics } from "../admin/metrics.ts";
 import { activeSecrets, type ResolvedSource } from "../config/index.ts";
 import {
   type ErrorCode,
@@ -28,7 +29,12 @@ export interface IngestContext {
   /** Proxies whose X-Forwarded-For is believed (null: trust the socket peer only). */
   readonly trustedProxies: AddressList | null;
   readonly rejectLimiter: RejectLimiter;
+  /** Counts outcomes for `/metrics` (absent when metrics are off). */
+  readonly metrics?: IngestMetrics;
 }
+
+/** The metrics label of requests to sources that do not exist (never the name sent). */
+export const unknownSourceLabel = "(unknown)";
 
 /** Codes that a provider's `rejectionStatus` applies to: every verification failure. */
 const verificationCodes = new Set<ErrorCode>([
@@ -65,11 +71,17 @@ export async function acceptWebhook(
   const started = performance.now();
   const receivedAt = context.now();
   const source = context.sources.get(sourceName);
-  const log = (fields: Record<string, unknown>, level: "info" | "warn" | "error" = "info") =>
+  const log = (fields: Record<string, unknown>, level: "info" | "warn" | "error" = "info") => {
+    context.metrics?.outcome(
+      source ? sourceName : unknownSourceLabel,
+      fields.outcome as string,
+      fields.code as string | undefined,
+    );
     context.logger[level](
       { source: sourceName, ...fields, ms: Math.round((performance.now() - started) * 100) / 100 },
       "webhook",
     );
+  };
   if (!source) {
     log({ outcome: "rejected", status: 404, code: "HOOKINBOX_SOURCE_NOT_FOUND" });
     return failure(hookinboxError("HOOKINBOX_SOURCE_NOT_FOUND", sourceName));

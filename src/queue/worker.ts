@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { WorkerMetrics } from "../admin/metrics.ts";
 import type { ResolvedAlerts } from "../config/resolve.ts";
 import type { ResolvedHandler } from "../handlers/routes.ts";
 import type { Logger } from "../log.ts";
@@ -17,6 +18,8 @@ export interface WorkerOptions {
   /** Longest sleep between looks for due work when nothing wakes the worker (retries, other processes). */
   readonly pollIntervalMs: number;
   readonly alerts?: ResolvedAlerts;
+  /** Counts attempts, outcomes, rescues and store errors for `/metrics`. */
+  readonly metrics?: WorkerMetrics;
   readonly now?: () => number;
   readonly random?: () => number;
   readonly workerId?: string;
@@ -104,6 +107,7 @@ export function startWorker(options: WorkerOptions): Worker {
       target: delivery.target,
       source: delivery.source,
     };
+    options.metrics?.effectHeld(delivery.target);
     log.error(
       { ...alert, outcome: "effect-held" },
       "effect held for a human: an earlier claim went stale",
@@ -131,17 +135,24 @@ export function startWorker(options: WorkerOptions): Worker {
     const abort = new AbortController();
     const leaseMs = options.handlers.get(delivery.target)?.leaseMs ?? options.leaseMs;
     inFlight.set(delivery.id, { delivery, abort, leaseMs });
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    options.metrics?.attemptStarted(delivery.target);
     runDelivery(runContext, delivery, abort.signal)
       .then(
         (outcome) => {
           counts[outcome]++;
+          options.metrics?.attemptEnded(delivery.target, outcome, seconds());
           if (outcome === "dead") alertDeadLetters();
         },
-        (error: unknown) =>
+        (error: unknown) => {
+          options.metrics?.attemptEnded(delivery.target, "crashed", seconds());
+          options.metrics?.storeError("delivery");
           log.error(
             { deliveryId: delivery.id, err: (error as Error).message },
             "delivery bookkeeping failed; the lease will expire and be rescued",
-          ),
+          );
+        },
       )
       .finally(() => {
         inFlight.delete(delivery.id);
@@ -211,6 +222,7 @@ export function startWorker(options: WorkerOptions): Worker {
         }
       }
     } catch (error) {
+      options.metrics?.storeError("claim");
       log.error({ err: (error as Error).message }, "claiming failed; retrying shortly");
       nextDelay = Math.min(options.pollIntervalMs, 500);
     } finally {
@@ -249,9 +261,10 @@ export function startWorker(options: WorkerOptions): Worker {
           }
         }
       })
-      .catch((error: unknown) =>
-        log.error({ err: (error as Error).message }, "lease heartbeat failed"),
-      );
+      .catch((error: unknown) => {
+        options.metrics?.storeError("heartbeat");
+        log.error({ err: (error as Error).message }, "lease heartbeat failed");
+      });
   }, heartbeatMs);
   heartbeat.unref?.();
 
@@ -262,13 +275,15 @@ export function startWorker(options: WorkerOptions): Worker {
         .rescueExpiredLeases(now())
         .then((rescued) => {
           if (rescued > 0) {
+            options.metrics?.leasesRescued(rescued);
             log.warn({ rescued }, "rescued deliveries whose lease expired");
             void pump();
           }
         })
-        .catch((error: unknown) =>
-          log.error({ err: (error as Error).message }, "lease rescue failed"),
-        );
+        .catch((error: unknown) => {
+          options.metrics?.storeError("rescue");
+          log.error({ err: (error as Error).message }, "lease rescue failed");
+        });
       alertDeadLetters();
     },
     Math.max(100, Math.floor(options.leaseMs / 2)),
@@ -278,7 +293,12 @@ export function startWorker(options: WorkerOptions): Worker {
   // Other processes' commits wake this worker where the store can tell (PostgreSQL NOTIFY).
   const unsubscribe = store.onDeliveries?.(() => requestPump());
 
-  void store.rescueExpiredLeases(now()).catch(() => undefined);
+  void store
+    .rescueExpiredLeases(now())
+    .then((rescued) => {
+      if (rescued > 0) options.metrics?.leasesRescued(rescued);
+    })
+    .catch(() => undefined);
   alertDeadLetters();
   void pump();
 

@@ -209,6 +209,21 @@ export interface DeadLetterAlert {
   readonly lastError: string | null;
 }
 
+/** What `/metrics` reads from the store at scrape time. */
+export interface QueueGauges {
+  /** Unfinished (`pending`, `blocked`, `running`) and `dead` deliveries per source and target. */
+  readonly deliveries: ReadonlyArray<{
+    readonly source: string;
+    readonly target: string;
+    readonly status: "pending" | "blocked" | "running" | "dead";
+    readonly count: number;
+    /** ms since the epoch: when the oldest of them was created (its event arrived). */
+    readonly oldestCreatedAt: number;
+  }>;
+  /** Effects held for a human, per target. */
+  readonly heldEffects: ReadonlyArray<{ readonly target: string; readonly count: number }>;
+}
+
 /** The queue operations every store implements (see the SQLite store for the reference). */
 export interface QueueStore {
   /** Leases up to `limit` due deliveries, at most one per target and ordering key in flight. */
@@ -272,6 +287,8 @@ export interface QueueStore {
   pendingDeadLetterAlerts(limit: number): Promise<DeadLetterAlert[]>;
   markAlerted(deliveryIds: readonly string[], now: number): Promise<void>;
   stuck(input: { now: number; olderThanMs: number; limit: number }): Promise<StuckReport>;
+  /** Queue depth, oldest unfinished delivery and held effects, for `/metrics`. */
+  queueGauges(): Promise<QueueGauges>;
   /**
    * Calls `listener` when deliveries were created anywhere in the cluster (PostgreSQL
    * LISTEN/NOTIFY). Stores serving one process leave it out: the inbox wakes its workers itself.

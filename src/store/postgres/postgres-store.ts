@@ -156,5 +156,6 @@ export function openPostgresStore(
     pendingDeadLetterAlerts: (limit) => run(() => reports.pendingDeadLetterAlerts(limit)),
     markAlerted: (ids, now) => run(() => reports.markAlerted(ids, now)),
     stuck: (input) => run(() => reports.stuck(input)),
+    queueGauges: () => run(() => reports.queueGauges()),
   };
 }

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { DeadLetterAlert, StuckReport } from "../queue-types.ts";
+import type { DeadLetterAlert, QueueGauges, StuckReport } from "../queue-types.ts";
 import { withRetry } from "./connection.ts";
 
 /**
@@ -39,6 +39,25 @@ export function reportsPostgres(
           [ids, Math.floor(now)],
         ),
       );
+    },
+    async queueGauges(): Promise<QueueGauges> {
+      const [deliveries, held] = await Promise.all([
+        withRetry(() =>
+          pool.query(
+            `SELECT e.source, d.target, d.status, count(*)::int AS count,
+                    min(d.created_at)::float8 AS "oldestCreatedAt"
+             FROM deliveries d JOIN events e ON e.id = d.event_id
+             WHERE d.status IN ('pending', 'blocked', 'running', 'dead')
+             GROUP BY e.source, d.target, d.status`,
+          ),
+        ),
+        withRetry(() =>
+          pool.query(
+            "SELECT target, count(*)::int AS count FROM effects WHERE status = 'held' GROUP BY target",
+          ),
+        ),
+      ]);
+      return { deliveries: deliveries.rows, heldEffects: held.rows };
     },
     async stuck(input: { now: number; olderThanMs: number; limit: number }): Promise<StuckReport> {
       const before = Math.floor(input.now - input.olderThanMs);

@@ -19,6 +19,7 @@ import { openConnection } from "./open-connection.ts";
 import { prepareDeadLetterAlerts } from "./queue/dead-letter-alerts.ts";
 import { prepareDeliveryViews } from "./queue/delivery-views.ts";
 import { prepareEffects } from "./queue/effects.ts";
+import { prepareQueueGauges } from "./queue/queue-gauges.ts";
 import { prepareReplay } from "./queue/replay.ts";
 import { prepareStuck } from "./queue/stuck.ts";
 import { storeUnavailable } from "./sqlite-errors.ts";
@@ -182,6 +183,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         effects: prepareEffects(db),
         alerts: prepareDeadLetterAlerts(db),
         stuck: prepareStuck(db),
+        gauges: prepareQueueGauges(db),
         nextDue: db.prepare<[], { at: number | null }>(
           "SELECT min(run_at) AS at FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending'",
         ),
@@ -388,6 +390,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return read((current) => current.stuck(input));
     },
 
+    queueGauges() {
+      return read((current) => current.gauges());
+    },
+
     async ping(): Promise<void> {
       await write("ping");
     },
@@ -441,6 +447,7 @@ interface ReadOperations {
   effects: ReturnType<typeof prepareEffects>;
   alerts: ReturnType<typeof prepareDeadLetterAlerts>;
   stuck: ReturnType<typeof prepareStuck>;
+  gauges: ReturnType<typeof prepareQueueGauges>;
   nextDue: Database.Statement<[], { at: number | null }>;
 }
 
