@@ -40,6 +40,28 @@ const registry = {
     status: 503,
     message: "Source has no active secret; refusing to accept unverified events",
   },
+  // ingest: public keys fetched from the provider (SNS, Pub/Sub, Plaid, PayPal)
+  HOOKINBOX_KEY_URL_NOT_ALLOWED: {
+    status: 400,
+    message: "The signing key URL is not one of the provider's hosts; nothing was fetched",
+  },
+  HOOKINBOX_KEY_UNKNOWN: { status: 401, message: "No signing key with this id" },
+  HOOKINBOX_KEY_UNAVAILABLE: {
+    status: 503,
+    message: "The provider's signing keys could not be fetched; retry later",
+  },
+  HOOKINBOX_TOKEN_CLAIM_MISMATCH: {
+    status: 401,
+    message: "The signed token is not for this endpoint (issuer, audience or body hash)",
+  },
+  HOOKINBOX_SENDER_NOT_ALLOWED: {
+    status: 403,
+    message: "Signed by the provider, but for a sender this source does not accept",
+  },
+  HOOKINBOX_SUBSCRIPTION_CONFIRM_FAILED: {
+    status: 503,
+    message: "The subscription could not be confirmed with the provider; retry later",
+  },
   // ingest: identity
   HOOKINBOX_EVENT_ID_MISSING: { status: 400, message: "Event id not found in the request" },
   HOOKINBOX_BODY_INVALID_JSON: { status: 400, message: "Body is not valid JSON" },

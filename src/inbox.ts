@@ -15,6 +15,7 @@ import {
 } from "./ingest/request.ts";
 import { parseRequestTarget } from "./ingest/request-target.ts";
 import { type Logger, silentLogger } from "./log.ts";
+import type { KeyFetcher } from "./providers/keys/index.ts";
 import { startWorker, type Worker } from "./queue/worker.ts";
 import { openStore } from "./store/open-store.ts";
 import type { DeliveryView, ReplayFilter } from "./store/queue-types.ts";
@@ -39,6 +40,11 @@ export interface InboxOptions {
   readonly sqliteWriter?: "inline" | "thread";
   /** Overrides `admin.token` (the gateway passes a generated one). */
   readonly adminToken?: string | null;
+  /**
+   * Fetches providers' public keys for SNS, Pub/Sub, Plaid and PayPal sources (default: HTTPS
+   * with Node's `fetch`). Tests pass one that answers from memory.
+   */
+  readonly keyFetcher?: KeyFetcher;
 }
 
 /** An inbox: ingest, processing, replay, the admin API and health checks. */
@@ -105,7 +111,11 @@ function describeError(error: unknown): { message: string; code: string | undefi
  * ```
  */
 export function createInbox(config: unknown, options: InboxOptions = {}): Inbox {
-  const resolved = resolveConfig(config, options.env ?? process.env);
+  const resolved = resolveConfig(
+    config,
+    options.env ?? process.env,
+    options.keyFetcher ? { keyFetcher: options.keyFetcher } : {},
+  );
   const logger = options.logger ?? silentLogger();
   const store =
     options.store ??

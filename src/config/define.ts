@@ -71,7 +71,7 @@ type Factory<P extends SourceConfig["provider"]> = (options: Options<P>) => Sour
 const factory =
   <P extends SourceConfig["provider"]>(provider: P): Factory<P> =>
   (options) =>
-    ({ provider, ...options }) as SourceConfig;
+    ({ provider, ...options }) as unknown as SourceConfig;
 
 /** A Shopify source (`X-Shopify-Hmac-Sha256`, id `X-Shopify-Webhook-Id`). @example `shopify({ secrets: [{ env: "SHOPIFY_SECRET" }] })` */
 export const shopify: Factory<"shopify"> = factory("shopify");
@@ -101,3 +101,7 @@ export const twitch: Factory<"twitch"> = factory("twitch");
 export const adyen: Factory<"adyen"> = factory("adyen");
 /** A Mercado Pago source (`x-signature`). @example `mercadopago({ secrets: [{ env: "MP_SECRET" }] })` */
 export const mercadopago: Factory<"mercadopago"> = factory("mercadopago");
+/** A SendGrid Event Webhook source (ECDSA verification key; batches split per `sg_event_id`). @example `sendgrid({ secrets: [{ env: "SENDGRID_VERIFICATION_KEY" }] })` */
+export const sendgrid: Factory<"sendgrid"> = factory("sendgrid");
+/** An Amazon SNS source (AWS-signed messages for the named topics). @example `sns({ topicArns: ["arn:aws:sns:eu-west-1:123456789012:orders"] })` */
+export const sns: Factory<"sns"> = factory("sns");

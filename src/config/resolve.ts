@@ -3,12 +3,12 @@ import { hookinboxError } from "../errors.ts";
 import { compilePattern, type ResolvedHandler, type RetryPolicy } from "../handlers/routes.ts";
 import type { Handler } from "../handlers/types.ts";
 import { type AddressList, addressList } from "../ingest/ip-allow.ts";
-import type { IdentitySpec, ProviderScheme } from "../providers/types.ts";
+import type { AnyProviderScheme, IdentitySpec } from "../providers/types.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
 import { formatIssues } from "./format-issues.ts";
 import { compileIdentity } from "./identity.ts";
 import { configSchema, type HookinboxConfig, type retrySchema } from "./schema.ts";
-import { schemeFor } from "./scheme-for.ts";
+import { type SchemeRuntime, schemeFor } from "./scheme-for.ts";
 import { type ResolvedSecret, resolveSecret } from "./secrets.ts";
 import { parseDuration, parseSize } from "./units.ts";
 
@@ -19,7 +19,7 @@ export const defaultStoreUrl = "sqlite:./.hookinbox/hookinbox.db";
 export interface ResolvedSource {
   readonly name: string;
   readonly provider: string;
-  readonly scheme: ProviderScheme;
+  readonly scheme: AnyProviderScheme;
   readonly identity: IdentitySpec;
   readonly secrets: readonly ResolvedSecret[];
   /** Addresses allowed to deliver (after trusted proxies); null allows any. */
@@ -186,6 +186,7 @@ export function selectEnvironment(
 export function resolveConfig(
   input: unknown,
   env: Record<string, string | undefined> = process.env,
+  runtime: SchemeRuntime = {},
 ): ResolvedConfig {
   const selected = selectEnvironment(input, env);
   const parsed = configSchema.safeParse(selected.config ?? {});
@@ -197,10 +198,11 @@ export function resolveConfig(
   const config: HookinboxConfig = parsed.data;
   const sources = new Map<string, ResolvedSource>();
   for (const [name, source] of Object.entries(config.sources ?? {})) {
-    const secrets = source.secrets.map((secret, index) =>
+    // Sources verified with the provider's public keys (SNS, Pub/Sub, PayPal) have no secrets.
+    const secrets = ("secrets" in source ? source.secrets : []).map((secret, index) =>
       resolveSecret(secret, index, `sources.${name}.secrets[${index}]`, env),
     );
-    const scheme = schemeFor(name, source, config.http?.publicUrl);
+    const scheme = schemeFor(name, source, config.http?.publicUrl, runtime);
     sources.set(name, {
       name,
       provider: source.provider,

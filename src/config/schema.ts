@@ -64,11 +64,16 @@ const publicUrl = z
   .url()
   .refine((v) => /^https?:\/\//.test(v), { message: "expected an http(s) URL" });
 
-const common = {
-  secrets: z.array(secretSchema).min(1, "a source needs at least one secret (fail closed)"),
+/** What every source takes besides its secrets. */
+const unsigned = {
   identity: identitySchema.optional(),
   /** Only these addresses (after trusted proxies) may deliver to this source. */
   allowIps: z.array(cidr).min(1).optional(),
+};
+
+const common = {
+  secrets: z.array(secretSchema).min(1, "a source needs at least one secret (fail closed)"),
+  ...unsigned,
 };
 
 /** Providers whose only option is the timestamp window. */
@@ -99,6 +104,8 @@ export const providerNames = [
   "twitch",
   "adyen",
   "mercadopago",
+  "sendgrid",
+  "sns",
 ] as const;
 
 export const sourceSchema = z.discriminatedUnion("provider", [
@@ -134,6 +141,21 @@ export const sourceSchema = z.discriminatedUnion("provider", [
   withTolerance("twitch"),
   z.strictObject({ provider: z.literal("adyen"), ...common }),
   withTolerance("mercadopago"),
+  withTolerance("sendgrid"),
+  // Verified with AWS's certificates: no secret; the topics are the binding (fail closed).
+  z.strictObject({
+    provider: z.literal("sns"),
+    ...unsigned,
+    topicArns: z
+      .array(
+        z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]{1,256}$/, {
+          message: 'expected a topic ARN like "arn:aws:sns:eu-west-1:123456789012:orders"',
+        }),
+      )
+      .min(1, "an SNS source accepts only the topics it names (fail closed)"),
+    autoConfirm: z.boolean().optional(),
+    tolerance: duration.optional(),
+  }),
   z
     .strictObject({
       provider: z.literal("hmac"),

@@ -6,17 +6,20 @@ import { gitlabScheme } from "../providers/gitlab.ts";
 import { hmacScheme } from "../providers/hmac.ts";
 import { hubspotScheme } from "../providers/hubspot.ts";
 import { intercomScheme } from "../providers/intercom.ts";
+import type { KeyFetcher } from "../providers/keys/index.ts";
 import { linearScheme } from "../providers/linear.ts";
 import { mercadoPagoScheme } from "../providers/mercadopago.ts";
 import { paddleScheme } from "../providers/paddle.ts";
+import { sendgridScheme } from "../providers/sendgrid.ts";
 import { shopifyScheme } from "../providers/shopify.ts";
 import { slackScheme } from "../providers/slack.ts";
+import { snsScheme } from "../providers/sns.ts";
 import { squareScheme } from "../providers/square.ts";
 import { standardWebhooksScheme } from "../providers/standard-webhooks.ts";
 import { stripeScheme } from "../providers/stripe.ts";
 import { twilioScheme } from "../providers/twilio.ts";
 import { twitchScheme } from "../providers/twitch.ts";
-import type { ProviderScheme } from "../providers/types.ts";
+import type { AnyProviderScheme } from "../providers/types.ts";
 import { zoomScheme } from "../providers/zoom.ts";
 import type { SourceConfig } from "./schema.ts";
 import { parseDuration } from "./units.ts";
@@ -34,6 +37,12 @@ function requireUrl(value: string | undefined, where: string, why: string): stri
   return value.replace(/\/+$/, "");
 }
 
+/** What schemes need from the process rather than the config file. */
+export interface SchemeRuntime {
+  /** Fetches providers' public keys (default: HTTPS with Node's `fetch`; tests inject one). */
+  readonly keyFetcher?: KeyFetcher;
+}
+
 /**
  * Builds a source's provider scheme from its config. Providers with their own documented window
  * (Paddle 5 s, Linear 60 s, Twitch 10 min…) keep it unless the source sets `tolerance`.
@@ -47,7 +56,9 @@ export function schemeFor(
   name: string,
   source: SourceConfig,
   httpPublicUrl: string | undefined,
-): ProviderScheme {
+  runtime: SchemeRuntime = {},
+): AnyProviderScheme {
+  const keys = runtime.keyFetcher ? { fetcher: runtime.keyFetcher } : {};
   const configured =
     "tolerance" in source && source.tolerance !== undefined
       ? parseDuration(source.tolerance)
@@ -126,5 +137,14 @@ export function schemeFor(
       return adyenScheme();
     case "mercadopago":
       return mercadoPagoScheme(window);
+    case "sendgrid":
+      return sendgridScheme(window);
+    case "sns":
+      return snsScheme({
+        topicArns: source.topicArns,
+        autoConfirm: source.autoConfirm ?? false,
+        ...window,
+        keys,
+      });
   }
 }

@@ -46,6 +46,10 @@ const verificationCodes = new Set<ErrorCode>([
   "HOOKINBOX_TIMESTAMP_MALFORMED",
   "HOOKINBOX_TIMESTAMP_TOO_OLD",
   "HOOKINBOX_TIMESTAMP_IN_FUTURE",
+  "HOOKINBOX_KEY_URL_NOT_ALLOWED",
+  "HOOKINBOX_KEY_UNKNOWN",
+  "HOOKINBOX_TOKEN_CLAIM_MISMATCH",
+  "HOOKINBOX_SENDER_NOT_ALLOWED",
 ]);
 
 function failure(error: HookinboxError, status = error.status): InboxResponse {
@@ -104,7 +108,8 @@ export async function acceptWebhook(
   }
   const reject = (error: HookinboxError, status = error.status): InboxResponse => {
     log({ outcome: "rejected", status, code: error.code, remoteAddress });
-    context.rejectLimiter.record(remoteAddress, receivedAt);
+    // A 503 is hookinbox's own trouble (a key endpoint down), not the sender's fault.
+    if (status < 500) context.rejectLimiter.record(remoteAddress, receivedAt);
     context.store
       .recordRejection({
         source: sourceName,
@@ -144,17 +149,26 @@ export async function acceptWebhook(
     body: request.body,
   };
   let identities: Array<{ identity: EventIdentity; body: Uint8Array }>;
-  let secretIndex: number;
+  let secretIndex: number | null;
   try {
     const secrets = activeSecrets(source.secrets, receivedAt);
-    if (secrets.length === 0) throw hookinboxError("HOOKINBOX_SOURCE_NO_ACTIVE_SECRET");
-    const verified = scheme.verifier.verify(signed, secrets, receivedAt);
+    if (secrets.length === 0 && scheme.usesSecrets !== false) {
+      throw hookinboxError("HOOKINBOX_SOURCE_NO_ACTIVE_SECRET");
+    }
+    // Schemes with fetched keys verify asynchronously; the others stay off the microtask queue.
+    const pending = scheme.verifier.verify(signed, secrets, receivedAt);
+    const verified = pending instanceof Promise ? await pending : pending;
     secretIndex = verified.secretIndex;
     const matched = secrets.find((s) => s.index === verified.secretIndex);
     const handshake = matched ? scheme.handshake?.(signed, verified, matched) : undefined;
     if (handshake) {
       log({ outcome: "handshake", status: handshake.status });
       return { status: handshake.status, headers: { ...handshake.headers }, body: handshake.body };
+    }
+    const confirming = scheme.confirmSubscription?.(signed);
+    if (confirming) {
+      await confirming;
+      log({ outcome: "subscription-confirmed" });
     }
     // A batch (HubSpot, Adyen) is one event per item, each identified from its own bytes.
     const items = scheme.split ? scheme.split(signed).map((item) => item.body) : [request.body];

@@ -138,7 +138,8 @@ export function decodeSecret(value: string, encoding: SecretEncoding): Buffer | 
 }
 
 /**
- * Memoises a secret decoder so each configured secret is decoded once, not on every request.
+ * Memoises a secret decoder (to key bytes, or a public `KeyObject`) so each configured secret is
+ * decoded once, not on every request.
  * The cache is small and cleared when it fills (secrets rotate rarely; a few are live at once).
  * Undecodable secrets are cached as `null` and reported as `undefined`.
  *
@@ -148,11 +149,11 @@ export function decodeSecret(value: string, encoding: SecretEncoding): Buffer | 
  * const key = keyOf(secret.value); // Buffer | undefined
  * ```
  */
-export function memoizeKeys(
-  decode: (secret: string) => Buffer | undefined,
+export function memoizeKeys<K extends object = Buffer>(
+  decode: (secret: string) => K | undefined,
   maxEntries = 64,
-): (secret: string) => Buffer | undefined {
-  const cache = new Map<string, Buffer | null>();
+): (secret: string) => K | undefined {
+  const cache = new Map<string, K | null>();
   return (secret) => {
     const hit = cache.get(secret);
     if (hit !== undefined) return hit ?? undefined;

@@ -28,8 +28,11 @@ export interface ActiveSecret {
 
 /** What a successful verification proves. */
 export interface Verified {
-  /** Index in the source's configured `secrets` of the secret that matched. */
-  readonly secretIndex: number;
+  /**
+   * Index in the source's configured `secrets` of the secret that matched; `null` for schemes
+   * that verify with the provider's public keys and use no secret (`usesSecrets: false`).
+   */
+  readonly secretIndex: number | null;
   /** The signed timestamp in ms since the epoch, where the scheme signs one. */
   readonly signedAt?: number;
 }
@@ -37,6 +40,24 @@ export interface Verified {
 /** Verifies one request against the currently active secrets. Throws HookinboxError. */
 export interface Verifier {
   verify(request: SignedRequest, secrets: readonly ActiveSecret[], nowMs: number): Verified;
+}
+
+/**
+ * A verifier that may have to fetch the provider's public keys first (SNS certificates, Google's
+ * JWKS, Plaid's keys, PayPal certificates). Rejects with a HookinboxError, like `Verifier` throws;
+ * a key endpoint that is slow or failing rejects with HOOKINBOX_KEY_UNAVAILABLE (503).
+ *
+ * @example
+ * ```ts
+ * const verified = await scheme.verifier.verify(request, secrets, Date.now());
+ * ```
+ */
+export interface AsyncVerifier {
+  verify(
+    request: SignedRequest,
+    secrets: readonly ActiveSecret[],
+    nowMs: number,
+  ): Promise<Verified>;
 }
 
 /** What an identity field reads: the parsed JSON body (lazily) and the headers. */
@@ -130,9 +151,22 @@ export interface SplitItem {
  * // rejections: status scheme.rejectionStatus ?? error.status
  * ```
  */
-export interface ProviderScheme {
+export interface ProviderScheme<V extends Verifier | AsyncVerifier = Verifier> {
   readonly provider: string;
-  readonly verifier: Verifier;
+  readonly verifier: V;
+  /**
+   * `false` for schemes that verify with the provider's public keys and configured bindings
+   * (topic ARNs, audience, webhook id) instead of secrets: ingest then does not require an active
+   * secret. Absent: the scheme needs at least one (fail closed).
+   */
+  readonly usesSecrets?: false;
+  /**
+   * Confirms a subscription the provider asks to confirm (SNS `SubscriptionConfirmation` on a
+   * source with `autoConfirm`), or returns `undefined` when the request asks for none. Ingest
+   * awaits it after verification and before storing; a rejection (HOOKINBOX_SUBSCRIPTION_
+   * CONFIRM_FAILED, 503) makes the provider retry. The request is stored either way.
+   */
+  confirmSubscription?(request: SignedRequest): Promise<void> | undefined;
   /** Identity defaults; for a scheme with `split`, they read one item, not the whole body. */
   readonly identity: IdentitySpec;
   /**
@@ -167,3 +201,14 @@ export interface ProviderScheme {
    */
   readonly rejectionStatus?: number;
 }
+
+/**
+ * A scheme whose verifier may be synchronous or asynchronous: what a resolved source holds.
+ *
+ * @example
+ * ```ts
+ * const pending = scheme.verifier.verify(request, secrets, now);
+ * const verified = pending instanceof Promise ? await pending : pending;
+ * ```
+ */
+export type AnyProviderScheme = ProviderScheme<Verifier | AsyncVerifier>;
