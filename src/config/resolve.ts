@@ -62,6 +62,13 @@ export interface ResolvedConfig {
     readonly port: number;
     readonly bodyLimit: number;
     readonly readTimeoutMs: number;
+    /** Socket hygiene (the gateway's server; a library host keeps its own). */
+    readonly idleTimeoutMs: number;
+    readonly keepAliveTimeoutMs: number;
+    readonly headersTimeoutMs: number;
+    readonly requestTimeoutMs: number;
+    readonly maxConnections: number;
+    readonly drainTimeoutMs: number;
     readonly publicUrl: string | null;
     readonly trustedProxies: AddressList | null;
     readonly rejectLimit: { readonly max: number; readonly windowMs: number };
@@ -217,6 +224,7 @@ export function resolveConfig(
       ? resolveSecret(config.admin.token, 0, "admin.token", env).value
       : (env.HOOKINBOX_ADMIN_TOKEN ?? null);
   const leaseMs = parseDuration(config.worker?.lease ?? "30s") ?? 30_000;
+  const readTimeoutMs = parseDuration(config.http?.readTimeout ?? "30s") ?? 30_000;
   return {
     handlers: resolveHandlers(config, sources, leaseMs),
     worker: {
@@ -239,7 +247,15 @@ export function resolveConfig(
       host: config.http?.host ?? "127.0.0.1",
       port: config.http?.port ?? 8080,
       bodyLimit: parseSize(config.http?.bodyLimit ?? "1mb") ?? 1024 * 1024,
-      readTimeoutMs: parseDuration(config.http?.readTimeout ?? "30s") ?? 30_000,
+      readTimeoutMs,
+      idleTimeoutMs: parseDuration(config.http?.idleTimeout ?? "10s") ?? 10_000,
+      keepAliveTimeoutMs: parseDuration(config.http?.keepAliveTimeout ?? "65s") ?? 65_000,
+      headersTimeoutMs: parseDuration(config.http?.headersTimeout ?? "20s") ?? 20_000,
+      requestTimeoutMs:
+        parseDuration(config.http?.requestTimeout ?? readTimeoutMs + 5_000) ??
+        readTimeoutMs + 5_000,
+      maxConnections: config.http?.maxConnections ?? 1000,
+      drainTimeoutMs: parseDuration(config.http?.drainTimeout ?? "10s") ?? 10_000,
       publicUrl: config.http?.publicUrl ?? null,
       trustedProxies: config.http?.trustedProxies ? addressList(config.http.trustedProxies) : null,
       rejectLimit: {

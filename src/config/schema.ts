@@ -215,6 +215,18 @@ export const configSchema = z.strictObject({
       port: z.number().int().min(0).max(65535).optional(),
       bodyLimit: size.optional(),
       readTimeout: duration.optional(),
+      /** A connection that has no request in progress is closed after this long (default 10s). */
+      idleTimeout: duration.optional(),
+      /** An idle keep-alive connection is closed after this long (default 65s). */
+      keepAliveTimeout: duration.optional(),
+      /** The request line and headers must arrive within this (default 20s). */
+      headersTimeout: duration.optional(),
+      /** The whole request must arrive within this (default readTimeout + 5s). */
+      requestTimeout: duration.optional(),
+      /** Open connections at most; past it the longest-idle one is closed (default 1000). */
+      maxConnections: z.number().int().min(1).optional(),
+      /** On shutdown, requests in progress get this long before their connections close (default 10s). */
+      drainTimeout: duration.optional(),
       /** The public base URL providers call (Twilio, HubSpot and Square sign it). */
       publicUrl: publicUrl.optional(),
       /** Proxies whose X-Forwarded-For is believed; the client is the last untrusted hop. */

@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import { toNodeListener } from "../adapters/node.ts";
 import { createInbox, type Inbox, type InboxOptions } from "../inbox.ts";
 import type { Worker } from "../queue/worker.ts";
+import { type ConnectionGuard, guardConnections } from "./connection-guard.ts";
 import { listen } from "./listen.ts";
 import { type MetricsServer, startMetricsServer } from "./metrics-server.ts";
 
@@ -16,8 +17,33 @@ export interface Gateway {
   readonly url: string;
   /** The separate `/metrics` listener (`metrics.port`), or null. */
   readonly metrics: MetricsServer | null;
-  /** Stops accepting connections, lets in-flight requests finish, then closes the store. */
+  /** Open connections and what the connection cap did. */
+  readonly connections: ConnectionGuard;
+  /**
+   * Stops accepting connections, closes idle ones, gives requests in progress up to
+   * `http.drainTimeout`, closes what is left, then closes the inbox (workers get
+   * `worker.shutdownTimeout`) and the store.
+   */
   close(): Promise<void>;
+}
+
+/**
+ * Stops a server gracefully: no new connections, idle ones closed now, busy ones closed after
+ * their response or at the deadline, whichever comes first.
+ */
+function drainServer(server: Server, deadlineMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const deadline = setTimeout(() => server.closeAllConnections(), deadlineMs);
+    // A keep-alive connection whose response just finished is idle: close it at once rather
+    // than after keepAliveTimeout.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    server.close(() => {
+      clearTimeout(deadline);
+      clearInterval(sweep);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }
 
 /**
@@ -54,15 +80,22 @@ export async function startGateway(
     options.role !== "ingest" && inbox.config.worker.enabled && inbox.config.handlers.size > 0
       ? inbox.startWorker()
       : null;
+  const http = inbox.config.http;
   const server = createServer(
     {
       // Node's own timeouts back up the body read timeout for slow-header and slow-body clients.
-      requestTimeout: inbox.config.http.readTimeoutMs + 5_000,
-      headersTimeout: Math.min(60_000, inbox.config.http.readTimeoutMs + 5_000),
-      keepAliveTimeout: 65_000,
+      requestTimeout: http.requestTimeoutMs,
+      headersTimeout: Math.min(http.headersTimeoutMs, http.requestTimeoutMs),
+      keepAliveTimeout: http.keepAliveTimeoutMs,
+      // How often those two are checked (Node's default is 30 s).
+      connectionsCheckingInterval: Math.min(2_000, http.headersTimeoutMs),
     },
     toNodeListener(inbox),
   );
+  const connections = guardConnections(server, {
+    maxConnections: http.maxConnections,
+    idleTimeoutMs: http.idleTimeoutMs,
+  });
   // CONNECT is no tunnel here: answer it like any other request hookinbox does not serve.
   server.on("connect", (_req, socket: Duplex) => {
     const body = JSON.stringify({
@@ -94,12 +127,9 @@ export async function startGateway(
     server,
     metrics,
     url,
-    /** Stops taking requests, lets in-flight handlers finish (worker.shutdownTimeout), closes the store. */
+    connections,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      await drainServer(server, http.drainTimeoutMs);
       await metrics?.close();
       await inbox.close();
     },

@@ -18,10 +18,11 @@ export async function spawnGateway(
   dir: string,
   config: Record<string, unknown>,
   env: Record<string, string> = {},
+  options: { maxOpenFiles?: number } = {},
 ): Promise<GatewayProcess> {
   const configPath = join(dir, "hookinbox.config.json");
   writeFileSync(configPath, JSON.stringify(config));
-  return spawnCommand(dir, ["start", "--config", configPath, "--port", "0"], env);
+  return spawnCommand(dir, ["start", "--config", configPath, "--port", "0"], env, options);
 }
 
 /**
@@ -33,10 +34,16 @@ export function spawnCommand(
   cwd: string,
   args: string[],
   env: Record<string, string> = {},
-  options: { ready?: RegExp } = {},
+  options: { ready?: RegExp; maxOpenFiles?: number } = {},
 ): Promise<GatewayProcess> {
   const ready = options.ready ?? /listening on (http:\/\/[^\s]+)/;
-  const child = spawn(process.execPath, [join(repoRoot, "bin/hookinbox.mjs"), ...args], {
+  const command = [process.execPath, join(repoRoot, "bin/hookinbox.mjs"), ...args];
+  // A file-descriptor limit (soft and hard, so Node cannot raise it) through the shell's ulimit.
+  const [file, ...argv] =
+    options.maxOpenFiles === undefined
+      ? command
+      : ["/bin/sh", "-c", `ulimit -n ${options.maxOpenFiles} && exec "$@"`, "sh", ...command];
+  const child = spawn(file!, argv, {
     cwd,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
