@@ -1,3 +1,4 @@
+import type { PresetName } from "../providers/presets.ts";
 import type { HookinboxConfig, SourceConfig } from "./schema.ts";
 
 /**
@@ -105,3 +106,37 @@ export const mercadopago: Factory<"mercadopago"> = factory("mercadopago");
 export const sendgrid: Factory<"sendgrid"> = factory("sendgrid");
 /** An Amazon SNS source (AWS-signed messages for the named topics). @example `sns({ topicArns: ["arn:aws:sns:eu-west-1:123456789012:orders"] })` */
 export const sns: Factory<"sns"> = factory("sns");
+
+type PresetOptions = Omit<Extract<SourceConfig, { provider: PresetName }>, "provider">;
+type PresetFactory = (options: PresetOptions) => SourceConfig;
+const preset =
+  (provider: PresetName): PresetFactory =>
+  (options) =>
+    ({ provider, ...options }) as SourceConfig;
+
+/** A Clerk source (Svix headers, `whsec_` secret). @example `clerk({ secrets: [{ env: "CLERK_WEBHOOK_SECRET" }] })` */
+export const clerk: PresetFactory = preset("clerk");
+/** A Resend source (Svix headers, `whsec_` secret). @example `resend({ secrets: [{ env: "RESEND_WEBHOOK_SECRET" }] })` */
+export const resend: PresetFactory = preset("resend");
+/** A WorkOS source (`WorkOS-Signature`, 180 s window). @example `workos({ secrets: [{ env: "WORKOS_WEBHOOK_SECRET" }] })` */
+export const workos: PresetFactory = preset("workos");
+/** A Vercel source (`x-vercel-signature`, HMAC-SHA1). @example `vercel({ secrets: [{ env: "VERCEL_WEBHOOK_SECRET" }] })` */
+export const vercel: PresetFactory = preset("vercel");
+/** A Sentry integration source (`Sentry-Hook-Signature`). @example `sentry({ secrets: [{ env: "SENTRY_CLIENT_SECRET" }] })` */
+export const sentry: PresetFactory = preset("sentry");
+/** A Bitbucket source (`X-Hub-Signature: sha256=`). @example `bitbucket({ secrets: [{ env: "BITBUCKET_SECRET" }] })` */
+export const bitbucket: PresetFactory = preset("bitbucket");
+/** A Jira (Atlassian) source (`X-Hub-Signature: sha256=`). @example `jira({ secrets: [{ env: "JIRA_WEBHOOK_SECRET" }] })` */
+export const jira: PresetFactory = preset("jira");
+/** A Typeform source (`Typeform-Signature: sha256=<base64>`). @example `typeform({ secrets: [{ env: "TYPEFORM_SECRET" }] })` */
+export const typeform: PresetFactory = preset("typeform");
+/** A Calendly source (`Calendly-Webhook-Signature`, 3 min window). @example `calendly({ secrets: [{ env: "CALENDLY_SIGNING_KEY" }] })` */
+export const calendly: PresetFactory = preset("calendly");
+/** A Lemon Squeezy source (`X-Signature`). @example `lemonsqueezy({ secrets: [{ env: "LEMONSQUEEZY_SECRET" }] })` */
+export const lemonsqueezy: PresetFactory = preset("lemonsqueezy");
+/** A Razorpay source (`X-Razorpay-Signature`). @example `razorpay({ secrets: [{ env: "RAZORPAY_WEBHOOK_SECRET" }] })` */
+export const razorpay: PresetFactory = preset("razorpay");
+/** A Coinbase Commerce source (`X-CC-Webhook-Signature`). @example `coinbase({ secrets: [{ env: "COINBASE_COMMERCE_SECRET" }] })` */
+export const coinbase: PresetFactory = preset("coinbase");
+/** A Zendesk source (`X-Zendesk-Webhook-Signature`). @example `zendesk({ secrets: [{ env: "ZENDESK_SIGNING_SECRET" }] })` */
+export const zendesk: PresetFactory = preset("zendesk");

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Handler } from "../handlers/types.ts";
 import { isCidr } from "../ingest/ip-allow.ts";
+import { presetNames } from "../providers/presets.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
 import type { EffectHeldAlert } from "./resolve.ts";
 import { parseDuration, parseSize } from "./units.ts";
@@ -106,6 +107,7 @@ export const providerNames = [
   "mercadopago",
   "sendgrid",
   "sns",
+  ...presetNames,
 ] as const;
 
 export const sourceSchema = z.discriminatedUnion("provider", [
@@ -156,6 +158,7 @@ export const sourceSchema = z.discriminatedUnion("provider", [
     autoConfirm: z.boolean().optional(),
     tolerance: duration.optional(),
   }),
+  ...presetNames.map((name) => withTolerance(name)),
   z
     .strictObject({
       provider: z.literal("hmac"),

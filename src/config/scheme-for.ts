@@ -10,6 +10,7 @@ import type { KeyFetcher } from "../providers/keys/index.ts";
 import { linearScheme } from "../providers/linear.ts";
 import { mercadoPagoScheme } from "../providers/mercadopago.ts";
 import { paddleScheme } from "../providers/paddle.ts";
+import { presetScheme } from "../providers/presets.ts";
 import { sendgridScheme } from "../providers/sendgrid.ts";
 import { shopifyScheme } from "../providers/shopify.ts";
 import { slackScheme } from "../providers/slack.ts";
@@ -146,5 +147,8 @@ export function schemeFor(
         ...window,
         keys,
       });
+    default:
+      // Every other provider is a preset over the generic machinery (src/providers/presets.ts).
+      return presetScheme(source.provider, window);
   }
 }

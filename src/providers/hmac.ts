@@ -14,7 +14,7 @@ import {
   type SecretEncoding,
 } from "./crypto.js";
 import { findMatchingSecret, readHeader, requireSecrets } from "./match.js";
-import { checkTimestamp, checkTolerance, parseTimestamp } from "./timestamps.js";
+import { checkTimestamp, checkTolerance, parseRfc3339, parseTimestamp } from "./timestamps.js";
 import type { IdentitySpec, ProviderScheme, SignedRequest, Verified } from "./types.js";
 
 /**
@@ -51,8 +51,17 @@ export interface HmacOptions {
   readonly signedContent: string;
   /** Header holding the signed timestamp; when set the timestamp is required and checked. */
   readonly timestampHeader?: string;
-  /** Unit of the timestamp header: integer seconds or milliseconds. */
-  readonly timestampUnit: "s" | "ms";
+  /**
+   * A tag that marks the signed timestamp as a token of the signature header itself, as in
+   * `t=1700000000,v1=…` (WorkOS, Calendly): `"t="`. Exclusive with `timestampHeader`; exactly
+   * one such token is required.
+   */
+  readonly timestampTag?: string;
+  /**
+   * Unit of the timestamp: integer seconds, integer milliseconds, or an RFC 3339 date-time
+   * (`2021-07-25T10:00:00Z`, Zendesk).
+   */
+  readonly timestampUnit: "s" | "ms" | "rfc3339";
   /** Header holding the provider's event id; required when the template uses `{id}`. */
   readonly idHeader?: string;
   /** How far the timestamp may be from now, both ways, in ms. */
@@ -182,16 +191,26 @@ export function hmacScheme(options: HmacOptions): ProviderScheme {
   oneOf(options.algorithm, ALGORITHMS, "algorithm");
   oneOf(options.encoding, ENCODINGS, "encoding");
   oneOf(options.secretEncoding, SECRET_ENCODINGS, "secretEncoding");
-  oneOf(options.timestampUnit, ["s", "ms"], "timestampUnit");
+  oneOf(options.timestampUnit, ["s", "ms", "rfc3339"], "timestampUnit");
   const toleranceMs = checkTolerance(options.toleranceMs);
   const timestampHeader = headerOption(options.timestampHeader, "timestampHeader");
+  const timestampTag = options.timestampTag === "" ? undefined : options.timestampTag;
+  if (timestampTag !== undefined && timestampHeader !== undefined) {
+    throw new Error("set timestampHeader or timestampTag, not both");
+  }
+  if (timestampTag !== undefined && !/^[A-Za-z0-9_-]+=$/.test(timestampTag)) {
+    throw new Error('timestampTag must be a name followed by "=", like "t="');
+  }
+  const timestamped = timestampHeader !== undefined || timestampTag !== undefined;
   const idHeader = headerOption(options.idHeader, "idHeader");
   const segments = parseSignedContent(options.signedContent);
   if (!segments.some((s) => s.kind === "body")) {
     throw new Error("signedContent must include {body}");
   }
-  if (segments.some((s) => s.kind === "timestamp") && timestampHeader === undefined) {
-    throw new Error("signedContent uses {timestamp} but timestampHeader is not set");
+  if (segments.some((s) => s.kind === "timestamp") && !timestamped) {
+    throw new Error(
+      "signedContent uses {timestamp} but neither timestampHeader nor timestampTag is set",
+    );
   }
   if (segments.some((s) => s.kind === "id") && idHeader === undefined) {
     throw new Error("signedContent uses {id} but idHeader is not set");
@@ -206,13 +225,22 @@ export function hmacScheme(options: HmacOptions): ProviderScheme {
   const keyOf = memoizeKeys((secret) => decodeSecret(secret, secretEncoding));
   const bodyOnly = segments.length === 1;
 
-  function parseSignatures(value: string): Buffer[] {
+  const parseTime = (value: string) =>
+    timestampUnit === "rfc3339" ? parseRfc3339(value) : parseTimestamp(value, timestampUnit);
+
+  /** The signatures of the header, and the value of its `timestampTag` token (if any). */
+  function parseSignatures(value: string): { signatures: Buffer[]; tagged: string[] } {
     const signatures: Buffer[] = [];
+    const tagged: string[] = [];
     let tokens = 0;
     let prefixed = 0;
     for (const token of value.split(separators)) {
       if (token === "") continue;
       tokens++;
+      if (timestampTag !== undefined && token.startsWith(timestampTag)) {
+        tagged.push(token.slice(timestampTag.length));
+        continue;
+      }
       let encoded = token;
       if (prefix !== undefined) {
         if (!token.startsWith(prefix)) {
@@ -237,7 +265,29 @@ export function hmacScheme(options: HmacOptions): ProviderScheme {
         `expected ${prefix}… in ${header}`,
       );
     }
-    return signatures;
+    return { signatures, tagged };
+  }
+
+  /** The signed timestamp as sent (header or tagged token), or undefined when unsigned. */
+  function readTimestamp(request: SignedRequest, tagged: readonly string[]): string | undefined {
+    if (timestampHeader !== undefined) {
+      const timestamp = readHeader(request.headers, timestampHeader);
+      if (timestamp === undefined) {
+        throw hookinboxError("HOOKINBOX_TIMESTAMP_MISSING", `expected header ${timestampHeader}`);
+      }
+      return timestamp;
+    }
+    if (timestampTag === undefined) return undefined;
+    if (tagged.length === 0) {
+      throw hookinboxError("HOOKINBOX_TIMESTAMP_MISSING", `expected ${timestampTag}… in ${header}`);
+    }
+    if (tagged.length > 1) {
+      throw hookinboxError(
+        "HOOKINBOX_SIGNATURE_MALFORMED",
+        `more than one ${timestampTag} in ${header}`,
+      );
+    }
+    return tagged[0];
   }
 
   function signedParts(request: SignedRequest, timestamp: string | undefined) {
@@ -285,19 +335,9 @@ export function hmacScheme(options: HmacOptions): ProviderScheme {
         if (value === undefined) {
           throw hookinboxError("HOOKINBOX_SIGNATURE_MISSING", `expected header ${header}`);
         }
-        const signatures = parseSignatures(value);
-        let timestamp: string | undefined;
-        let signedAt: number | undefined;
-        if (timestampHeader !== undefined) {
-          timestamp = readHeader(request.headers, timestampHeader);
-          if (timestamp === undefined) {
-            throw hookinboxError(
-              "HOOKINBOX_TIMESTAMP_MISSING",
-              `expected header ${timestampHeader}`,
-            );
-          }
-          signedAt = parseTimestamp(timestamp, timestampUnit);
-        }
+        const { signatures, tagged } = parseSignatures(value);
+        const timestamp = readTimestamp(request, tagged);
+        const signedAt = timestamp === undefined ? undefined : parseTime(timestamp);
         const parts = signedParts(request, timestamp);
         const secretIndex = findMatchingSecret(
           secrets,

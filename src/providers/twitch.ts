@@ -5,7 +5,6 @@
  * precision; Twitch asks receivers to reject messages older than 10 minutes.
  */
 
-import { hookinboxError } from "../errors.ts";
 import { field, parseJsonOrUndefined } from "./body.ts";
 import { decodeHex, hmac } from "./crypto.ts";
 import {
@@ -17,7 +16,7 @@ import {
   taggedValue,
   utf8Secret,
 } from "./match.ts";
-import { checkTimestamp, checkTolerance } from "./timestamps.ts";
+import { checkTimestamp, checkTolerance, parseRfc3339 } from "./timestamps.ts";
 import type {
   HandshakeResponse,
   IdentityContext,
@@ -26,6 +25,8 @@ import type {
   SignedRequest,
   Verified,
 } from "./types.ts";
+
+export { parseRfc3339 };
 
 /**
  * Options of the Twitch EventSub scheme.
@@ -45,57 +46,6 @@ const ID_HEADER = "twitch-eventsub-message-id";
 const TIMESTAMP_HEADER = "twitch-eventsub-message-timestamp";
 const TYPE_HEADER = "twitch-eventsub-message-type";
 const SUBSCRIPTION_TYPE_HEADER = "twitch-eventsub-subscription-type";
-
-const RFC3339 =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
-
-/**
- * Parses an RFC 3339 date-time (`2019-11-16T10:11:12.634234626Z`; fractions beyond ms are
- * truncated) into ms since the epoch. Calendar fields are range-checked; leap seconds rejected.
- *
- * @throws HookinboxError HOOKINBOX_TIMESTAMP_MALFORMED.
- * @example
- * ```ts
- * parseRfc3339("2023-11-14T22:13:20.123456789Z"); // 1_700_000_000_123
- * ```
- */
-export function parseRfc3339(value: string): number {
-  const match = RFC3339.exec(value);
-  if (match === null) {
-    throw hookinboxError("HOOKINBOX_TIMESTAMP_MALFORMED", "expected an RFC 3339 date-time");
-  }
-  const [, y, mo, d, h, mi, s, fraction = "", zone = "Z"] = match;
-  const month = Number(mo);
-  const day = Number(d);
-  const zoneOk =
-    zone.length === 1 || (Number(zone.slice(1, 3)) <= 23 && Number(zone.slice(4, 6)) <= 59);
-  if (
-    month < 1 ||
-    month > 12 ||
-    day < 1 ||
-    day > 31 ||
-    Number(h) > 23 ||
-    Number(mi) > 59 ||
-    Number(s) > 59 ||
-    !zoneOk
-  ) {
-    throw hookinboxError("HOOKINBOX_TIMESTAMP_MALFORMED", "date-time field out of range");
-  }
-  const ms = fraction.padEnd(3, "0").slice(0, 3);
-  const iso = `${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}${zone.toUpperCase()}`;
-  const parsed = Date.parse(iso);
-  // Date.parse rolls Feb 30 over to March; compare the day back to catch it.
-  if (Number.isNaN(parsed) || new Date(parsed + offsetMs(zone)).getUTCDate() !== day) {
-    throw hookinboxError("HOOKINBOX_TIMESTAMP_MALFORMED", "not a calendar date-time");
-  }
-  return parsed;
-}
-
-function offsetMs(zone: string): number {
-  if (zone === "Z" || zone === "z") return 0;
-  const sign = zone.startsWith("-") ? -1 : 1;
-  return sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6))) * 60_000;
-}
 
 /**
  * The Twitch event type: the subscription type (`channel.follow`) for notifications; other

@@ -548,6 +548,12 @@ describe("hmac: misconfiguration throws at creation", () => {
     ["empty header", { header: "" }, /header/],
     ["header with a space", { header: "x signature" }, /header/],
     ["bad idHeader", { idHeader: "x id" }, /idHeader/],
+    [
+      "timestampTag and timestampHeader",
+      { timestampTag: "t=", timestampHeader: "x-ts" },
+      /not both/,
+    ],
+    ["timestampTag without =", { timestampTag: "t" }, /timestampTag/],
   ])("%s", (_name, override, message) => {
     expect(() => hmacScheme({ ...BASE, ...override } as HmacOptions)).toThrow(message);
   });
@@ -560,6 +566,63 @@ describe("hmac: misconfiguration throws at creation", () => {
       expect(error).toBeInstanceOf(Error);
       expect((error as { code?: unknown }).code).toBeUndefined();
     }
+  });
+});
+
+describe("hmac: timestamp inside the signature header (timestampTag) and RFC 3339 timestamps", () => {
+  const SECRET = "tagged secret";
+  const BODY = '{"id":"evt_1"}';
+  const T = 1_700_000_000;
+  const tagged = hmacScheme({
+    ...BASE,
+    prefix: "v1=",
+    signedContent: "{timestamp}.{body}",
+    timestampTag: "t=",
+    toleranceMs: 60_000,
+  });
+  const header = (ts: string, body = BODY) =>
+    `t=${ts},v1=${mac("sha256", SECRET, `${ts}.${body}`, "hex")}`;
+  const verifyTagged = (value: string, nowMs = T * 1000) =>
+    tagged.verifier.verify(signedRequest(BODY, { "x-signature": value }), secrets(SECRET), nowMs);
+
+  it("reads the timestamp from its token, in any position", () => {
+    expect(verifyTagged(header(String(T)))).toEqual({ secretIndex: 0, signedAt: T * 1000 });
+    const [t, v1] = header(String(T)).split(",");
+    expect(verifyTagged(`${v1}, ${t}`).secretIndex).toBe(0);
+  });
+
+  it.each<[string, string, number, ErrorCode]>([
+    ["no t= token", `v1=${"0".repeat(64)}`, T * 1000, "HOOKINBOX_TIMESTAMP_MISSING"],
+    ["two t= tokens", `t=${T},${header(String(T))}`, T * 1000, "HOOKINBOX_SIGNATURE_MALFORMED"],
+    ["t= not digits", header("17e8"), T * 1000, "HOOKINBOX_TIMESTAMP_MALFORMED"],
+    ["outside the window", header(String(T)), T * 1000 + 60_001, "HOOKINBOX_TIMESTAMP_TOO_OLD"],
+  ])("%s → %s", (_name, value, nowMs, code) => {
+    expectRejected(() => verifyTagged(value, nowMs), code, 400, [SECRET]);
+  });
+
+  it("RFC 3339 timestamp header: signed as sent, checked as a date", () => {
+    const scheme = hmacScheme({
+      ...BASE,
+      encoding: "base64",
+      signedContent: "{timestamp}{body}",
+      timestampHeader: "x-ts",
+      timestampUnit: "rfc3339",
+    });
+    const ts = "2023-11-14T22:13:20Z";
+    const request = (stamp: string) =>
+      signedRequest(BODY, {
+        "x-signature": mac("sha256", SECRET, `${stamp}${BODY}`, "base64"),
+        "x-ts": stamp,
+      });
+    expect(scheme.verifier.verify(request(ts), secrets(SECRET), T * 1000)).toEqual({
+      secretIndex: 0,
+      signedAt: T * 1000,
+    });
+    expectRejected(
+      () => scheme.verifier.verify(request(String(T)), secrets(SECRET), T * 1000),
+      "HOOKINBOX_TIMESTAMP_MALFORMED",
+      400,
+    );
   });
 });
 

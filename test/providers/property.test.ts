@@ -19,6 +19,7 @@ import { Signature } from "@hubspot/api-client";
 import fc from "fast-check";
 import { Webhook } from "standardwebhooks";
 import Stripe from "stripe";
+import { Webhook as SvixWebhook } from "svix";
 import twilio from "twilio";
 import { afterAll, describe, expect, it } from "vitest";
 import { HookinboxError } from "../../src/errors.js";
@@ -34,6 +35,7 @@ import { arrayItemSpans } from "../../src/providers/json-spans.ts";
 import { linearScheme } from "../../src/providers/linear.ts";
 import { mercadoPagoScheme } from "../../src/providers/mercadopago.ts";
 import { paddleScheme } from "../../src/providers/paddle.ts";
+import { presetScheme } from "../../src/providers/presets.ts";
 import { shopifyScheme } from "../../src/providers/shopify.ts";
 import { slackScheme } from "../../src/providers/slack.ts";
 import { splitJson } from "../../src/providers/split.ts";
@@ -47,12 +49,12 @@ import type { ProviderScheme, SignedRequest } from "../../src/providers/types.js
 import { zoomScheme } from "../../src/providers/zoom.ts";
 
 /**
- * Runs per property: 21 schemes × (2000 fuzz + 500 tamper + 500 positive), + 1000 foreign-body
- * runs for the 17 that sign raw bytes, + 1000 header runs for the 20 with signature headers,
- * + 8 parser properties × 2000: about 116 000 checked inputs (counted, see the end).
+ * Runs per property: 34 schemes × (2000 fuzz + 500 tamper + 500 positive), + 1000 foreign-body
+ * runs for the 30 that sign raw bytes, + 1000 header runs for the 33 with signature headers,
+ * + 8 parser properties × 2000: about 181 000 checked inputs (counted, see the end).
  */
 const RUNS = { fuzz: 2000, foreign: 1000, header: 1000, tamper: 500, positive: 500, parser: 2000 };
-const MIN_TOTAL = 100_000;
+const MIN_TOTAL = 175_000;
 
 let executed = 0;
 
@@ -733,6 +735,123 @@ const fixtures: Fixture<unknown>[] = [
           }
         : { ...built, url: `${built.url ?? ""}0`.replace("&type=payment0", "0&type=payment") },
   }),
+  // Second-wave presets (src/providers/presets.ts): the generic machinery under each
+  // provider's options, signed by svix for Clerk and Resend, else by the documented algorithm.
+  ...(["clerk", "resend"] as const).map((name) =>
+    fixture({
+      name,
+      scheme: presetScheme(name),
+      secret: SW_SECRET,
+      headers: ["svix-id", "svix-timestamp", "svix-signature", "webhook-signature"],
+      signedHeaders: ["svix-id", "svix-timestamp", "svix-signature"],
+      signsRawBody: true,
+      payload: fc.tuple(fc.stringMatching(/^msg_[A-Za-z0-9]{1,24}$/), textBody),
+      build: ([id, body], secret) => ({
+        body,
+        headers: {
+          "svix-id": id,
+          "svix-timestamp": String(T),
+          "svix-signature": new SvixWebhook(secret).sign(id, new Date(NOW), body),
+        },
+      }),
+    }),
+  ),
+  fixture({
+    name: "workos",
+    scheme: presetScheme("workos"),
+    secret: "property workos secret",
+    headers: ["workos-signature"],
+    signedHeaders: ["workos-signature"],
+    signsRawBody: true,
+    payload: rawBody,
+    build: (body, secret) => ({
+      body,
+      headers: {
+        "workos-signature": `t=${NOW}, v1=${hmacHex("sha256", secret, `${NOW}.`, body)}`,
+      },
+    }),
+  }),
+  fixture({
+    name: "calendly",
+    scheme: presetScheme("calendly"),
+    secret: "property calendly key",
+    headers: ["calendly-webhook-signature"],
+    signedHeaders: ["calendly-webhook-signature"],
+    signsRawBody: true,
+    payload: rawBody,
+    build: (body, secret) => ({
+      body,
+      headers: {
+        "calendly-webhook-signature": `t=${T},v1=${hmacHex("sha256", secret, `${T}.`, body)}`,
+      },
+    }),
+  }),
+  fixture({
+    name: "zendesk",
+    scheme: presetScheme("zendesk"),
+    secret: "property zendesk secret",
+    headers: ["x-zendesk-webhook-signature", "x-zendesk-webhook-signature-timestamp"],
+    signedHeaders: ["x-zendesk-webhook-signature", "x-zendesk-webhook-signature-timestamp"],
+    signsRawBody: true,
+    payload: rawBody,
+    build: (body, secret) => ({
+      body,
+      headers: {
+        "x-zendesk-webhook-signature": hmacB64("sha256", secret, RFC3339_NOW, body),
+        "x-zendesk-webhook-signature-timestamp": RFC3339_NOW,
+      },
+    }),
+  }),
+  fixture({
+    name: "typeform",
+    scheme: presetScheme("typeform"),
+    secret: "property typeform secret",
+    headers: ["typeform-signature"],
+    signedHeaders: ["typeform-signature"],
+    signsRawBody: true,
+    payload: rawBody,
+    build: (body, secret) => ({
+      body,
+      headers: { "typeform-signature": `sha256=${hmacB64("sha256", secret, body)}` },
+    }),
+  }),
+  fixture({
+    name: "vercel",
+    scheme: presetScheme("vercel"),
+    secret: "property vercel secret",
+    headers: ["x-vercel-signature"],
+    signedHeaders: ["x-vercel-signature"],
+    signsRawBody: true,
+    payload: rawBody,
+    build: (body, secret) => ({
+      body,
+      headers: { "x-vercel-signature": hmacHex("sha1", secret, body) },
+    }),
+  }),
+  ...(
+    [
+      ["sentry", "sentry-hook-signature", ""],
+      ["bitbucket", "x-hub-signature", "sha256="],
+      ["jira", "x-hub-signature", "sha256="],
+      ["lemonsqueezy", "x-signature", ""],
+      ["razorpay", "x-razorpay-signature", ""],
+      ["coinbase", "x-cc-webhook-signature", ""],
+    ] as const
+  ).map(([name, header, prefix]) =>
+    fixture({
+      name,
+      scheme: presetScheme(name),
+      secret: `property ${name} secret`,
+      headers: [header],
+      signedHeaders: [header],
+      signsRawBody: true,
+      payload: rawBody,
+      build: (body, secret) => ({
+        body,
+        headers: { [header]: `${prefix}${hmacHex("sha256", secret, body)}` },
+      }),
+    }),
+  ),
 ];
 
 // ---- properties ---------------------------------------------------------------------------
