@@ -61,7 +61,7 @@ export default {
   return path;
 }
 
-/** Migrates the schema (as the first process would) and creates the `handled` table in it. */
+/** Migrates the schema (as the first process would) and creates the `handled` table in `public`. */
 export async function prepareSchema(storeUrl: string): Promise<pg.Pool> {
   const store = openPostgresStore(storeUrl);
   await store.migrate();

@@ -1,10 +1,11 @@
 // The store matrix for tests that must pass on both stores: `describe.each(storeFactories())`.
-// SQLite: a file in a temp folder. PostgreSQL: a fresh schema in a database of this test file
-// (created on first use, dropped after the file's tests).
+// SQLite: a file in a temp folder. PostgreSQL: a fresh database per store (dropped by its
+// cleanup) with hookinbox in its default schema `hookinbox` and the test's own tables in `public`,
+// as in a user's database: a handler's `ctx.transaction` must find them with the database's
+// default search_path.
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { afterAll } from "vitest";
 import { parsePostgresUrl } from "../../src/store/postgres/connection.ts";
 import { type Dialect, dialectOf, type StoreKind } from "./dialect.ts";
 import { freshDatabase } from "./postgres.ts";
@@ -21,8 +22,9 @@ export interface TestStore {
   /** A folder for files the test needs (removed by cleanup). */
   readonly dir: string;
   /**
-   * Runs one statement against the store's database (PostgreSQL: in the store's schema), with
-   * `?` placeholders on both stores. Integers and bigints come back as numbers on both.
+   * Runs one statement against the store's database, with `?` placeholders on both stores.
+   * PostgreSQL: bare names resolve to the user's tables (`public`) first, then to hookinbox's
+   * schema, so assertions may name both. Integers and bigints come back as numbers on both.
    */
   rows<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
   /** Runs DDL or other statements without results (several allowed on SQLite, one on PostgreSQL). */
@@ -39,13 +41,17 @@ export interface StoreFactory {
 
 const numeric = (value: string) => Number(value);
 
-/** A small pool in a store schema, reading int8 and numeric as numbers. */
+/**
+ * A small test pool on a store's database, reading int8 and numeric as numbers. Bare names resolve
+ * to the user's tables first (the database's default path), then to the store's schema, so tests
+ * create user tables where a user's connection would and still count hookinbox's rows by name.
+ */
 export function schemaPool(storeUrl: string, max = 2): pg.Pool {
   const url = parsePostgresUrl(storeUrl);
   return new pg.Pool({
     connectionString: url.connectionString,
     max,
-    options: `-c search_path=${url.schema}`,
+    options: `-c search_path="$user",public,${url.schema}`,
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
         oid === 20 || oid === 1700
@@ -87,12 +93,12 @@ function sqliteStore(): TestStore {
   };
 }
 
-async function postgresStore(url: string): Promise<TestStore> {
+async function postgresStore(): Promise<TestStore> {
   const tmp = tempDir();
+  const database = await freshDatabase();
+  const url = database.url;
   const dialect = dialectOf(url);
   const pool = schemaPool(url);
-  // The schema exists before the store migrates, so user tables may be created first.
-  await pool.query(`CREATE SCHEMA IF NOT EXISTS ${parsePostgresUrl(url).schema}`);
   const rows = async <Row>(sql: string, params: readonly unknown[] = []) =>
     (await pool.query(dialect.sql(sql), params as unknown[])).rows as Row[];
   return {
@@ -105,6 +111,7 @@ async function postgresStore(url: string): Promise<TestStore> {
     count: async (sql, params) => Number((await rows<{ n: number }>(sql, params))[0]?.n),
     cleanup: async () => {
       await pool.end();
+      await database.cleanup();
       tmp.cleanup();
     },
   };
@@ -112,8 +119,7 @@ async function postgresStore(url: string): Promise<TestStore> {
 
 /**
  * The stores to run a test file on. `HOOKINBOX_TEST_STORES=sqlite` (or `postgres`) narrows the
- * matrix while working on one store. Call once at the top of a test file: it registers the
- * cleanup of the file's PostgreSQL database.
+ * matrix while working on one store.
  *
  * @example
  * ```ts
@@ -121,19 +127,9 @@ async function postgresStore(url: string): Promise<TestStore> {
  * ```
  */
 export function storeFactories(): StoreFactory[] {
-  let database: ReturnType<typeof freshDatabase> | undefined;
-  afterAll(async () => {
-    if (database) await (await database).cleanup();
-  });
   const all: StoreFactory[] = [
     { kind: "sqlite", open: async () => sqliteStore() },
-    {
-      kind: "postgres",
-      open: async () => {
-        database ??= freshDatabase();
-        return postgresStore((await database).schemaUrl());
-      },
-    },
+    { kind: "postgres", open: postgresStore },
   ];
   const only = process.env.HOOKINBOX_TEST_STORES?.split(",").map((s) => s.trim());
   return only ? all.filter((f) => only.includes(f.kind)) : all;

@@ -2,13 +2,14 @@ import type pg from "pg";
 import { ulid } from "../../ids.ts";
 import type { AcceptInput, AcceptResult, RejectionInput } from "../types.ts";
 import { withRetry } from "./connection.ts";
+import type { SchemaNames } from "./schema-names.ts";
 
 // One statement, one round trip, one commit: the event (unless (source, dedup_key) exists), its
 // receipt, its deliveries, and a NOTIFY for workers on every node when deliveries were created.
 // The UNIQUE constraint alone decides duplicates.
-const acceptSql = `
+const acceptSql = (t: SchemaNames) => `
   WITH ins AS (
-    INSERT INTO events (id, source, dedup_key, type, occurred_at, ordering_key, version, status,
+    INSERT INTO ${t.events} (id, source, dedup_key, type, occurred_at, ordering_key, version, status,
                         received_at, body, headers, secret_index)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12)
     ON CONFLICT (source, dedup_key) DO NOTHING
@@ -16,12 +17,12 @@ const acceptSql = `
   ), ev AS (
     SELECT id, false AS duplicate FROM ins
     UNION ALL
-    SELECT e.id, true FROM events e WHERE e.source = $2 AND e.dedup_key = $3 AND NOT EXISTS (SELECT 1 FROM ins)
+    SELECT e.id, true FROM ${t.events} e WHERE e.source = $2 AND e.dedup_key = $3 AND NOT EXISTS (SELECT 1 FROM ins)
   ), rc AS (
-    INSERT INTO receipts (id, event_id, source, received_at, duplicate, remote_address, size, secret_index)
+    INSERT INTO ${t.receipts} (id, event_id, source, received_at, duplicate, remote_address, size, secret_index)
     SELECT $13, ev.id, $2, $9, ev.duplicate, $14, $15, $12 FROM ev
   ), dl AS (
-    INSERT INTO deliveries (id, event_id, target, ordering_key, order_version, version, status, run_at,
+    INSERT INTO ${t.deliveries} (id, event_id, target, ordering_key, order_version, version, status, run_at,
                             created_at, updated_at)
     SELECT t.id, ins.id, t.target, $6, coalesce($7, -1e308), $7, 'pending', $9, $9, $9
     FROM ins CROSS JOIN unnest($16::text[], $17::text[]) AS t (id, target)
@@ -35,13 +36,13 @@ const acceptSql = `
 
 // The conflicting row was committed by a concurrent accept after this statement's snapshot was
 // taken, so the CTE above could not see it; a new statement can.
-const duplicateReceiptSql = `
-  INSERT INTO receipts (id, event_id, source, received_at, duplicate, remote_address, size, secret_index)
-  SELECT $1, e.id, $2, $4, true, $5, $6, $7 FROM events e WHERE e.source = $2 AND e.dedup_key = $3
+const duplicateReceiptSql = (t: SchemaNames) => `
+  INSERT INTO ${t.receipts} (id, event_id, source, received_at, duplicate, remote_address, size, secret_index)
+  SELECT $1, e.id, $2, $4, true, $5, $6, $7 FROM ${t.events} e WHERE e.source = $2 AND e.dedup_key = $3
   RETURNING event_id`;
 
-const rejectionSql = `
-  INSERT INTO receipts (id, event_id, source, received_at, duplicate, remote_address, status, code, size, header_names)
+const rejectionSql = (t: SchemaNames) => `
+  INSERT INTO ${t.receipts} (id, event_id, source, received_at, duplicate, remote_address, status, code, size, header_names)
   VALUES ($1, NULL, $2, $3, false, $4, $5, $6, $7, $8::jsonb)`;
 
 /**
@@ -51,11 +52,12 @@ const rejectionSql = `
  *
  * @example
  * ```ts
- * const result = await acceptPostgres(pool, "hookinbox_deliveries", input);
+ * const result = await acceptPostgres(pool, schemaNames("hookinbox"), "hookinbox_deliveries", input);
  * ```
  */
 export async function acceptPostgres(
   pool: pg.Pool,
+  t: SchemaNames,
   channel: string,
   input: AcceptInput,
 ): Promise<AcceptResult> {
@@ -89,7 +91,7 @@ export async function acceptPostgres(
   return withRetry(async () => {
     const result = await pool.query<{ id: string; duplicate: boolean; deliveries: number }>({
       name: "hookinbox_accept",
-      text: acceptSql,
+      text: acceptSql(t),
       values: params,
     });
     const row = result.rows[0];
@@ -97,7 +99,7 @@ export async function acceptPostgres(
       return { eventId: row.id, receiptId, duplicate: row.duplicate, deliveries: row.deliveries };
     const raced = await pool.query<{ event_id: string }>({
       name: "hookinbox_accept_raced",
-      text: duplicateReceiptSql,
+      text: duplicateReceiptSql(t),
       values: [
         receiptId,
         input.source,
@@ -119,13 +121,17 @@ export async function acceptPostgres(
  *
  * @example
  * ```ts
- * await recordRejectionPostgres(pool, rejection);
+ * await recordRejectionPostgres(pool, schemaNames("hookinbox"), rejection);
  * ```
  */
-export async function recordRejectionPostgres(pool: pg.Pool, input: RejectionInput): Promise<void> {
+export async function recordRejectionPostgres(
+  pool: pg.Pool,
+  t: SchemaNames,
+  input: RejectionInput,
+): Promise<void> {
   const at = Math.floor(input.receivedAt);
   await withRetry(() =>
-    pool.query(rejectionSql, [
+    pool.query(rejectionSql(t), [
       `rcp_${ulid(at)}`,
       input.source,
       at,

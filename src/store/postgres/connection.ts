@@ -121,8 +121,10 @@ export async function withRetry<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * A pool whose connections use the store's schema. Idle-connection errors (a restarted server)
- * are absorbed: the pool replaces the connection on next use.
+ * A pool for the store. Its connections keep the database's default `search_path` (hookinbox's
+ * SQL names its schema, see schema-names.ts), so a handler's `ctx.transaction` sees the user's
+ * tables as the user's own connection would. Idle-connection errors (a restarted server) are
+ * absorbed: the pool replaces the connection on next use.
  *
  * @example
  * ```ts
@@ -135,7 +137,6 @@ export function createPool(url: PostgresUrl, onIdleError: (error: Error) => void
     max: url.poolSize,
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
-    options: `-c search_path=${url.schema}`,
     application_name: "hookinbox",
     // Times are bigint ms: read int8 as a JS number (exact up to 2^53) on this pool only, so the
     // process-wide pg defaults other code relies on stay untouched. `tx.query` results in

@@ -3,6 +3,7 @@ import { hookinboxError } from "../../errors.ts";
 import type { AttemptView, DeliveryPage, DeliveryQuery, DeliveryView } from "../queue-types.ts";
 import { decodeCursor, encodeCursor, pageLimit } from "../sqlite/list-events.ts";
 import { withRetry } from "./connection.ts";
+import type { SchemaNames } from "./schema-names.ts";
 
 const columns = `id, event_id, target, status, ordering_key, version, attempts, run_at, lease_owner,
   lease_expires_at, last_error, is_replay, replay_of, created_at, completed_at`;
@@ -34,6 +35,7 @@ function toView(row: any, attemptLog?: AttemptView[]): DeliveryView {
 
 async function attemptLogs(
   pool: pg.Pool,
+  t: SchemaNames,
   ids: readonly string[],
 ): Promise<Map<string, AttemptView[]>> {
   const logs = new Map<string, AttemptView[]>();
@@ -41,7 +43,7 @@ async function attemptLogs(
   const { rows } = await withRetry(() =>
     pool.query(
       `SELECT id, delivery_id, attempt, worker_id, started_at, ended_at, outcome, error_message, error_stack
-       FROM attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt`,
+       FROM ${t.attempts} WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt`,
       [ids],
     ),
   );
@@ -67,17 +69,17 @@ async function attemptLogs(
  *
  * @example
  * ```ts
- * const views = deliveriesPostgres(pool, notify);
+ * const views = deliveriesPostgres(pool, schemaNames("hookinbox"), notify);
  * await views.list({ status: "dead", limit: 50 });
  * ```
  */
-export function deliveriesPostgres(pool: pg.Pool, notify: () => Promise<void>) {
+export function deliveriesPostgres(pool: pg.Pool, t: SchemaNames, notify: () => Promise<void>) {
   const byId = async (id: string): Promise<DeliveryView | null> => {
     const { rows } = await withRetry(() =>
-      pool.query(`SELECT ${columns} FROM deliveries WHERE id = $1`, [id]),
+      pool.query(`SELECT ${columns} FROM ${t.deliveries} WHERE id = $1`, [id]),
     );
     if (!rows[0]) return null;
-    return toView(rows[0], (await attemptLogs(pool, [id])).get(id) ?? []);
+    return toView(rows[0], (await attemptLogs(pool, t, [id])).get(id) ?? []);
   };
   return {
     byId,
@@ -102,7 +104,7 @@ export function deliveriesPostgres(pool: pg.Pool, notify: () => Promise<void>) {
       values.push(limit + 1);
       const { rows } = await withRetry(() =>
         pool.query(
-          `SELECT ${columns} FROM deliveries ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+          `SELECT ${columns} FROM ${t.deliveries} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
            ORDER BY id DESC LIMIT $${values.length}`,
           values,
         ),
@@ -116,7 +118,7 @@ export function deliveriesPostgres(pool: pg.Pool, notify: () => Promise<void>) {
     async expired(now: number, limit: number): Promise<DeliveryView[]> {
       const { rows } = await withRetry(() =>
         pool.query(
-          `SELECT ${columns} FROM deliveries WHERE status = 'running' AND lease_expires_at < $1
+          `SELECT ${columns} FROM ${t.deliveries} WHERE status = 'running' AND lease_expires_at < $1
            ORDER BY lease_expires_at LIMIT $2`,
           [Math.floor(now), limit],
         ),
@@ -125,10 +127,13 @@ export function deliveriesPostgres(pool: pg.Pool, notify: () => Promise<void>) {
     },
     async ofEvent(eventId: string): Promise<DeliveryView[]> {
       const { rows } = await withRetry(() =>
-        pool.query(`SELECT ${columns} FROM deliveries WHERE event_id = $1 ORDER BY id`, [eventId]),
+        pool.query(`SELECT ${columns} FROM ${t.deliveries} WHERE event_id = $1 ORDER BY id`, [
+          eventId,
+        ]),
       );
       const logs = await attemptLogs(
         pool,
+        t,
         rows.map((r) => r.id),
       );
       return rows.map((row) => toView(row, logs.get(row.id) ?? []));
@@ -137,17 +142,19 @@ export function deliveriesPostgres(pool: pg.Pool, notify: () => Promise<void>) {
       const { rows } = await withRetry(() =>
         pool.query(
           `WITH retried AS (
-             UPDATE deliveries SET status = 'pending', run_at = $2, blocks_key = false, budget_base = attempts,
+             UPDATE ${t.deliveries} SET status = 'pending', run_at = $2, blocks_key = false, budget_base = attempts,
                     alerted_at = NULL, completed_at = NULL, updated_at = $2
              WHERE id = $1 AND status = 'dead' RETURNING event_id
            )
-           SELECT (SELECT event_id FROM retried) AS event_id, (SELECT status FROM deliveries WHERE id = $1) AS status`,
+           SELECT (SELECT event_id FROM retried) AS event_id, (SELECT status FROM ${t.deliveries} WHERE id = $1) AS status`,
           [id, Math.floor(now)],
         ),
       );
       const row = rows[0];
       if (row?.event_id) {
-        await withRetry(() => pool.query("SELECT hookinbox_refresh_event($1)", [row.event_id]));
+        await withRetry(() =>
+          pool.query(`SELECT ${t.hookinbox_refresh_event}($1)`, [row.event_id]),
+        );
         await notify();
         return byId(id);
       }

@@ -3,6 +3,7 @@ import { hookinboxError } from "../../errors.ts";
 import { ulid } from "../../ids.ts";
 import type { EffectClaim, EffectClaimInput, EffectView } from "../queue-types.ts";
 import { withRetry } from "./connection.ts";
+import type { SchemaNames } from "./schema-names.ts";
 
 const columns =
   "id, event_id, target, name, status, on_stale, stale_after_ms, claims, claimed_at, completed_at";
@@ -28,20 +29,20 @@ const toView = (row: any): EffectView => ({
  *
  * @example
  * ```ts
- * const ledger = effectsPostgres(pool);
+ * const ledger = effectsPostgres(pool, schemaNames("hookinbox"));
  * const claim = await ledger.claim(input);
  * ```
  */
-export function effectsPostgres(pool: pg.Pool) {
+export function effectsPostgres(pool: pg.Pool, t: SchemaNames) {
   const byId = async (id: string) =>
-    (await withRetry(() => pool.query(`SELECT ${columns} FROM effects WHERE id = $1`, [id])))
+    (await withRetry(() => pool.query(`SELECT ${columns} FROM ${t.effects} WHERE id = $1`, [id])))
       .rows[0];
   return {
     async claim(input: EffectClaimInput): Promise<EffectClaim> {
       const now = Math.floor(input.now);
       const inserted = await withRetry(() =>
         pool.query(
-          `INSERT INTO effects (id, event_id, target, name, status, on_stale, stale_after_ms, claimant, claimed_at, claims)
+          `INSERT INTO ${t.effects} (id, event_id, target, name, status, on_stale, stale_after_ms, claimant, claimed_at, claims)
            VALUES ($1, $2, $3, $4, 'processing', $5, $6, $7, $8, 1)
            ON CONFLICT (event_id, target, name) DO NOTHING RETURNING id`,
           [
@@ -69,7 +70,7 @@ export function effectsPostgres(pool: pg.Pool) {
         await client.query("BEGIN");
         const { rows } = await client.query(
           `SELECT e.id, e.status, e.claimant, e.claimed_at, e.result, a.outcome AS claimant_outcome
-           FROM effects e LEFT JOIN attempts a ON a.id = e.claimant
+           FROM ${t.effects} e LEFT JOIN ${t.attempts} a ON a.id = e.claimant
            WHERE e.event_id = $1 AND e.target = $2 AND e.name = $3 FOR UPDATE OF e`,
           [input.eventId, input.target, input.name],
         );
@@ -88,16 +89,16 @@ export function effectsPostgres(pool: pg.Pool) {
           claim = { state: "busy", effectId: row.id, claimedAt: row.claimed_at ?? 0 };
         } else if (input.onStale === "reclaim") {
           await client.query(
-            `UPDATE effects SET claimant = $2, claimed_at = $3, claims = claims + 1, on_stale = $4, stale_after_ms = $5
+            `UPDATE ${t.effects} SET claimant = $2, claimed_at = $3, claims = claims + 1, on_stale = $4, stale_after_ms = $5
              WHERE id = $1`,
             [row.id, input.claimant, now, input.onStale, input.staleAfterMs],
           );
           claim = { state: "claimed", effectId: row.id, reclaimed: true };
         } else {
-          await client.query("UPDATE effects SET status = 'held', held_at = $2 WHERE id = $1", [
-            row.id,
-            now,
-          ]);
+          await client.query(
+            `UPDATE ${t.effects} SET status = 'held', held_at = $2 WHERE id = $1`,
+            [row.id, now],
+          );
           claim = { state: "held", effectId: row.id, newlyHeld: true };
         }
         await client.query("COMMIT");
@@ -118,7 +119,7 @@ export function effectsPostgres(pool: pg.Pool) {
     ): Promise<void> {
       await withRetry(() =>
         pool.query(
-          `UPDATE effects SET status = 'done', result = $3::jsonb, completed_at = $4, claimant = NULL
+          `UPDATE ${t.effects} SET status = 'done', result = $3::jsonb, completed_at = $4, claimant = NULL
            WHERE id = $1 AND claimant = $2 AND status = 'processing'`,
           [
             effectId,
@@ -132,7 +133,7 @@ export function effectsPostgres(pool: pg.Pool) {
     async release(effectId: string, claimant: string): Promise<void> {
       await withRetry(() =>
         pool.query(
-          "DELETE FROM effects WHERE id = $1 AND claimant = $2 AND status = 'processing'",
+          `DELETE FROM ${t.effects} WHERE id = $1 AND claimant = $2 AND status = 'processing'`,
           [effectId, claimant],
         ),
       );
@@ -150,14 +151,14 @@ export function effectsPostgres(pool: pg.Pool) {
       if (resolution === "done") {
         await withRetry(() =>
           pool.query(
-            "UPDATE effects SET status = 'done', claimant = NULL, result = $2::jsonb, completed_at = $3 WHERE id = $1 AND status = 'held'",
+            `UPDATE ${t.effects} SET status = 'done', claimant = NULL, result = $2::jsonb, completed_at = $3 WHERE id = $1 AND status = 'held'`,
             [effectId, result === undefined ? null : JSON.stringify(result), Math.floor(now)],
           ),
         );
         return toView(await byId(effectId));
       }
       await withRetry(() =>
-        pool.query("DELETE FROM effects WHERE id = $1 AND status = 'held'", [effectId]),
+        pool.query(`DELETE FROM ${t.effects} WHERE id = $1 AND status = 'held'`, [effectId]),
       );
       return { ...toView(row), status: "processing", claims: 0, claimedAt: null };
     },
@@ -177,7 +178,7 @@ export function effectsPostgres(pool: pg.Pool) {
       }
       const { rows } = await withRetry(() =>
         pool.query(
-          `SELECT ${columns} FROM effects ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id LIMIT 500`,
+          `SELECT ${columns} FROM ${t.effects} ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id LIMIT 500`,
           values,
         ),
       );

@@ -4,6 +4,7 @@ import { decodeCursor, encodeCursor, pageLimit } from "../sqlite/list-events.ts"
 import { toReceiptRecord } from "../sqlite/list-receipts.ts";
 import type { EventDetail, EventPage, EventQuery, ReceiptPage, ReceiptQuery } from "../types.ts";
 import { withRetry } from "./connection.ts";
+import type { SchemaNames } from "./schema-names.ts";
 
 const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
 
@@ -23,10 +24,14 @@ interface SummaryRow {
  *
  * @example
  * ```ts
- * const page = await listEventsPostgres(pool, { source: "stripe", limit: 50 });
+ * const page = await listEventsPostgres(pool, schemaNames("hookinbox"), { source: "stripe", limit: 50 });
  * ```
  */
-export async function listEventsPostgres(pool: pg.Pool, query: EventQuery): Promise<EventPage> {
+export async function listEventsPostgres(
+  pool: pg.Pool,
+  t: SchemaNames,
+  query: EventQuery,
+): Promise<EventPage> {
   const limit = pageLimit(query.limit);
   const where: string[] = [];
   const values: unknown[] = [];
@@ -47,8 +52,8 @@ export async function listEventsPostgres(pool: pg.Pool, query: EventQuery): Prom
   values.push(limit + 1);
   const sql = `
     SELECT e.id, e.source, e.dedup_key, e.type, e.status, e.received_at,
-           (SELECT count(*) FROM receipts r WHERE r.event_id = e.id)::int AS receipt_count
-    FROM (SELECT id, source, dedup_key, type, status, received_at FROM events
+           (SELECT count(*) FROM ${t.receipts} r WHERE r.event_id = e.id)::int AS receipt_count
+    FROM (SELECT id, source, dedup_key, type, status, received_at FROM ${t.events}
           ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT $${values.length}) e
     ORDER BY e.id DESC`;
   const { rows } = await withRetry(() => pool.query<SummaryRow>(sql, values));
@@ -72,18 +77,19 @@ export async function listEventsPostgres(pool: pg.Pool, query: EventQuery): Prom
  *
  * @example
  * ```ts
- * const event = await getEventPostgres(pool, "evt_…", deliveriesOf);
+ * const event = await getEventPostgres(pool, schemaNames("hookinbox"), "evt_…", deliveriesOf);
  * ```
  */
 export async function getEventPostgres(
   pool: pg.Pool,
+  t: SchemaNames,
   id: string,
   deliveriesOf: (eventId: string) => Promise<DeliveryView[]>,
 ): Promise<EventDetail | null> {
   const { rows } = await withRetry(() =>
     pool.query(
       `SELECT id, source, dedup_key, type, occurred_at, ordering_key, version, status, received_at, body, headers
-       FROM events WHERE id = $1`,
+       FROM ${t.events} WHERE id = $1`,
       [id],
     ),
   );
@@ -91,7 +97,7 @@ export async function getEventPostgres(
   if (!row) return null;
   const receipts = await withRetry(() =>
     pool.query(
-      `SELECT id, received_at, duplicate, remote_address, secret_index FROM receipts
+      `SELECT id, received_at, duplicate, remote_address, secret_index FROM ${t.receipts}
        WHERE event_id = $1 ORDER BY received_at, id`,
       [id],
     ),
@@ -126,11 +132,12 @@ export async function getEventPostgres(
  *
  * @example
  * ```ts
- * await listReceiptsPostgres(pool, { rejected: true, limit: 50 });
+ * await listReceiptsPostgres(pool, schemaNames("hookinbox"), { rejected: true, limit: 50 });
  * ```
  */
 export async function listReceiptsPostgres(
   pool: pg.Pool,
+  t: SchemaNames,
   query: ReceiptQuery,
 ): Promise<ReceiptPage> {
   const limit = pageLimit(query.limit);
@@ -150,7 +157,7 @@ export async function listReceiptsPostgres(
   const { rows } = await withRetry(() =>
     pool.query(
       `SELECT id, source, received_at, event_id, duplicate, remote_address, status, code, size, header_names
-       FROM receipts ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT $${values.length}`,
+       FROM ${t.receipts} ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT $${values.length}`,
       values,
     ),
   );

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import type pg from "pg";
 import type { MigrationReport } from "../types.ts";
+import { schemaNames } from "./schema-names.ts";
 
 const folder = new URL("./migrations/", import.meta.url);
 
@@ -17,9 +18,12 @@ export function loadPostgresMigrations(): Array<{ id: number; name: string; sql:
 }
 
 /**
- * Applies pending migrations under a session advisory lock, so that N processes starting at once
- * apply each migration exactly once (the others wait, then find nothing to do). Each migration
- * runs in its own transaction with its bookkeeping row.
+ * Applies pending migrations in one transaction under a transaction-scoped advisory lock, so that
+ * N processes starting at once apply each migration exactly once (the others wait, then find
+ * nothing to do), an upgrade lands whole or not at all, and it works through a transaction-mode
+ * pooler (no session lock, no session state). Migration files use bare names: they run with
+ * `SET LOCAL search_path` set to the store's schema, which ends with the transaction, so the
+ * connection goes back to the pool with the database's default path.
  *
  * @example
  * ```ts
@@ -27,6 +31,7 @@ export function loadPostgresMigrations(): Array<{ id: number; name: string; sql:
  * ```
  */
 export async function migratePostgres(pool: pg.Pool, schema: string): Promise<MigrationReport> {
+  const t = schemaNames(schema);
   const client = await pool.connect();
   // A checked-out client has no pool error listener: without this one, a connection that dies
   // during migration would crash the process instead of failing the migration.
@@ -36,46 +41,40 @@ export async function migratePostgres(pool: pg.Pool, schema: string): Promise<Mi
   };
   client.on("error", onError);
   try {
-    await client.query("SELECT pg_advisory_lock(hashtextextended($1, 7030))", [
-      `hookinbox-migrate:${schema}`,
-    ]);
+    await client.query("BEGIN");
     try {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-      await client.query(`SET search_path TO ${schema}`);
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 7030))", [
+        `hookinbox-migrate:${schema}`,
+      ]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${t.schema}`);
       await client.query(
-        "CREATE TABLE IF NOT EXISTS hookinbox_migrations (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+        `CREATE TABLE IF NOT EXISTS ${t.hookinbox_migrations} (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
       );
       const done = new Set(
-        (await client.query<{ id: number }>("SELECT id FROM hookinbox_migrations")).rows.map(
+        (await client.query<{ id: number }>(`SELECT id FROM ${t.hookinbox_migrations}`)).rows.map(
           (r) => r.id,
         ),
       );
       const applied: string[] = [];
       let current = Math.max(0, ...done);
-      for (const migration of loadPostgresMigrations()) {
-        if (done.has(migration.id)) continue;
-        await client.query("BEGIN");
-        try {
-          await client.query(migration.sql);
-          await client.query("INSERT INTO hookinbox_migrations (id, name) VALUES ($1, $2)", [
-            migration.id,
-            migration.name,
-          ]);
-          await client.query("COMMIT");
-        } catch (error) {
-          await client.query("ROLLBACK").catch(() => undefined);
-          throw error;
-        }
+      const pending = loadPostgresMigrations().filter((m) => !done.has(m.id));
+      if (pending.length > 0) await client.query(`SET LOCAL search_path TO ${t.schema}`);
+      for (const migration of pending) {
+        await client.query(migration.sql);
+        await client.query(`INSERT INTO ${t.hookinbox_migrations} (id, name) VALUES ($1, $2)`, [
+          migration.id,
+          migration.name,
+        ]);
         applied.push(migration.name);
         current = migration.id;
       }
+      await client.query("COMMIT");
       return { applied, current };
-    } finally {
-      await client
-        .query("SELECT pg_advisory_unlock(hashtextextended($1, 7030))", [
-          `hookinbox-migrate:${schema}`,
-        ])
-        .catch(() => undefined);
+    } catch (error) {
+      await client.query("ROLLBACK").catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw error;
     }
   } finally {
     client.off("error", onError);

@@ -11,6 +11,7 @@ import { migratePostgres } from "./migrate.ts";
 import { claimPostgres, completePostgres, failPostgres, leasesPostgres } from "./queue.ts";
 import { replayPostgres } from "./replay.ts";
 import { reportsPostgres } from "./reports.ts";
+import { schemaNames } from "./schema-names.ts";
 
 /** A PostgreSQL store: the Store contract plus the pool's own lifecycle. */
 export interface PostgresStore extends Store {
@@ -24,7 +25,8 @@ export interface PostgresStore extends Store {
  * worker processes may share one database: the unique constraint deduplicates across all of them,
  * claims use FOR UPDATE SKIP LOCKED with per-key advisory locks, and LISTEN/NOTIFY wakes workers on
  * every node. Transient errors (serialization failures, deadlocks, restarts, dropped connections)
- * are retried briefly, then surface as HOOKINBOX_STORE_UNAVAILABLE (ingest answers 503).
+ * are retried briefly, then surface as HOOKINBOX_STORE_UNAVAILABLE (ingest answers 503). Its SQL
+ * names its schema and its connections keep the database's `search_path` (see schema-names.ts).
  *
  * @example
  * ```ts
@@ -40,6 +42,7 @@ export function openPostgresStore(
   const warn = (error: Error) =>
     options.logger?.warn({ err: error.message }, "postgres connection error");
   const pool = createPool(url, warn);
+  const t = schemaNames(url.schema);
   const channel = `hookinbox_deliveries_${url.schema}`;
   let closed = false;
   const listeners = new Set<() => void>();
@@ -48,11 +51,11 @@ export function openPostgresStore(
   const notify = async () => {
     await withRetry(() => pool.query("SELECT pg_notify($1, '')", [channel]));
   };
-  const deliveries = deliveriesPostgres(pool, notify);
-  const effects = effectsPostgres(pool);
-  const replay = replayPostgres(pool, notify);
-  const leases = leasesPostgres(pool);
-  const reports = reportsPostgres(pool, {
+  const deliveries = deliveriesPostgres(pool, t, notify);
+  const effects = effectsPostgres(pool, t);
+  const replay = replayPostgres(pool, t, notify);
+  const leases = leasesPostgres(pool, t);
+  const reports = reportsPostgres(pool, t, {
     listExpired: (now, limit) => deliveries.expired(now, limit),
     heldEffects: () => effects.list({ status: "held" }),
   });
@@ -81,26 +84,26 @@ export function openPostgresStore(
     },
     async accept(input) {
       open();
-      return track(acceptPostgres(pool, channel, input));
+      return track(acceptPostgres(pool, t, channel, input));
     },
     async recordRejection(input) {
       open();
-      await recordRejectionPostgres(pool, input);
+      await recordRejectionPostgres(pool, t, input);
     },
     async listEvents(query) {
       open();
-      return listEventsPostgres(pool, query);
+      return listEventsPostgres(pool, t, query);
     },
     async getEvent(id) {
       open();
-      return getEventPostgres(pool, id, (eventId) => deliveries.ofEvent(eventId));
+      return getEventPostgres(pool, t, id, (eventId) => deliveries.ofEvent(eventId));
     },
-    listReceipts: (query) => run(() => listReceiptsPostgres(pool, query)),
+    listReceipts: (query) => run(() => listReceiptsPostgres(pool, t, query)),
     async ping() {
       open();
       await withRetry(() =>
         pool.query(
-          "INSERT INTO hookinbox_heartbeat (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = excluded.at",
+          `INSERT INTO ${t.hookinbox_heartbeat} (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = excluded.at`,
           [Date.now()],
         ),
       );
@@ -126,13 +129,13 @@ export function openPostgresStore(
       return () => listeners.delete(listener);
     },
 
-    claimDeliveries: (input) => run(() => claimPostgres(pool, input)),
+    claimDeliveries: (input) => run(() => claimPostgres(pool, t, input)),
     extendLeases: (workerId, ids, until) => run(() => leases.extend(workerId, ids, until)),
-    completeDelivery: (input, work) => run(() => completePostgres(pool, input, "done", work)),
-    failDelivery: (input) => run(() => failPostgres(pool, input)),
+    completeDelivery: (input, work) => run(() => completePostgres(pool, t, input, "done", work)),
+    failDelivery: (input) => run(() => failPostgres(pool, t, input)),
     markStale: async (input) => {
       open();
-      await completePostgres(pool, input, "stale");
+      await completePostgres(pool, t, input, "stale");
     },
     releaseDeliveries: (workerId, ids, now) => run(() => leases.release(workerId, ids, now)),
     rescueExpiredLeases: (now) => run(() => leases.rescue(now)),

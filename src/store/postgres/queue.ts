@@ -10,6 +10,7 @@ import type {
   TransactionClient,
 } from "../queue-types.ts";
 import { withRetry } from "./connection.ts";
+import type { SchemaNames } from "./schema-names.ts";
 
 const maxMessage = 2000;
 const maxStack = 8000;
@@ -20,16 +21,20 @@ const maxStack = 8000;
  *
  * @example
  * ```ts
- * const claimed = await claimPostgres(pool, { workerId, limit: 10, leaseMs: 30_000, now: Date.now() });
+ * const claimed = await claimPostgres(pool, schemaNames("hookinbox"), { workerId, limit: 10, leaseMs: 30_000, now: Date.now() });
  * ```
  */
-export async function claimPostgres(pool: pg.Pool, input: ClaimInput): Promise<ClaimedDelivery[]> {
+export async function claimPostgres(
+  pool: pg.Pool,
+  t: SchemaNames,
+  input: ClaimInput,
+): Promise<ClaimedDelivery[]> {
   const now = Math.floor(input.now);
   const attemptIds = Array.from({ length: input.limit }, () => `att_${ulid(now)}`);
   const claimed = await withRetry(() =>
     pool.query({
       name: "hookinbox_claim",
-      text: "SELECT * FROM hookinbox_claim($1, $2, $3, $4, $5)",
+      text: `SELECT * FROM ${t.hookinbox_claim}($1, $2, $3, $4, $5)`,
       values: [input.workerId, input.limit, input.leaseMs, now, attemptIds],
     }),
   );
@@ -38,7 +43,7 @@ export async function claimPostgres(pool: pg.Pool, input: ClaimInput): Promise<C
   const events = await withRetry(() =>
     pool.query({
       name: "hookinbox_claim_events",
-      text: "SELECT id, source, dedup_key, type, occurred_at, body, headers FROM events WHERE id = ANY($1::text[])",
+      text: `SELECT id, source, dedup_key, type, occurred_at, body, headers FROM ${t.events} WHERE id = ANY($1::text[])`,
       values: [eventIds],
     }),
   );
@@ -70,7 +75,7 @@ export async function claimPostgres(pool: pg.Pool, input: ClaimInput): Promise<C
   });
 }
 
-const completeSql = "SELECT hookinbox_complete($1, $2, $3, $4, $5) AS ok";
+const completeSql = (t: SchemaNames) => `SELECT ${t.hookinbox_complete}($1, $2, $3, $4, $5) AS ok`;
 
 /**
  * Completes a delivery (`done` or `stale`). With `work`, the handler's SQL runs on the same
@@ -79,11 +84,12 @@ const completeSql = "SELECT hookinbox_complete($1, $2, $3, $4, $5) AS ok";
  *
  * @example
  * ```ts
- * await completePostgres(pool, input, "done", async (tx) => tx.query("INSERT …", [id]));
+ * await completePostgres(pool, schemaNames("hookinbox"), input, "done", async (tx) => tx.query("INSERT …", [id]));
  * ```
  */
 export async function completePostgres<T>(
   pool: pg.Pool,
+  t: SchemaNames,
   input: CompleteInput,
   status: "done" | "stale",
   work?: (tx: TransactionClient) => Promise<T>,
@@ -91,7 +97,7 @@ export async function completePostgres<T>(
   const values = [input.deliveryId, input.workerId, input.attempt, Math.floor(input.now), status];
   if (!work) {
     const { rows } = await withRetry(() =>
-      pool.query({ name: "hookinbox_complete", text: completeSql, values }),
+      pool.query({ name: "hookinbox_complete", text: completeSql(t), values }),
     );
     if (!rows[0]?.ok) throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);
     return undefined;
@@ -107,7 +113,11 @@ export async function completePostgres<T>(
   client.on("error", onError);
   try {
     await client.query("BEGIN");
-    const { rows } = await client.query({ name: "hookinbox_complete", text: completeSql, values });
+    const { rows } = await client.query({
+      name: "hookinbox_complete",
+      text: completeSql(t),
+      values,
+    });
     if (!rows[0]?.ok) throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);
     const tx: TransactionClient = {
       async query<Row>(sql: string, params: readonly unknown[] = []) {
@@ -134,14 +144,18 @@ export async function completePostgres<T>(
  *
  * @example
  * ```ts
- * await failPostgres(pool, { ...input, error, retryAt: null, outcome: "permanent", blockKey: true });
+ * await failPostgres(pool, schemaNames("hookinbox"), { ...input, error, retryAt: null, outcome: "permanent", blockKey: true });
  * ```
  */
-export async function failPostgres(pool: pg.Pool, input: FailInput): Promise<FailResult> {
+export async function failPostgres(
+  pool: pg.Pool,
+  t: SchemaNames,
+  input: FailInput,
+): Promise<FailResult> {
   const { rows } = await withRetry(() =>
     pool.query({
       name: "hookinbox_fail",
-      text: "SELECT hookinbox_fail($1, $2, $3, $4, $5, $6, $7, $8, $9) AS dead",
+      text: `SELECT ${t.hookinbox_fail}($1, $2, $3, $4, $5, $6, $7, $8, $9) AS dead`,
       values: [
         input.deliveryId,
         input.workerId,
@@ -167,16 +181,16 @@ export async function failPostgres(pool: pg.Pool, input: FailInput): Promise<Fai
  *
  * @example
  * ```ts
- * await leasesPostgres(pool).rescue(Date.now());
+ * await leasesPostgres(pool, schemaNames("hookinbox")).rescue(Date.now());
  * ```
  */
-export function leasesPostgres(pool: pg.Pool) {
+export function leasesPostgres(pool: pg.Pool, t: SchemaNames) {
   return {
     async extend(workerId: string, ids: readonly string[], until: number): Promise<string[]> {
       if (ids.length === 0) return [];
       const { rows } = await withRetry(() =>
         pool.query(
-          `UPDATE deliveries SET lease_expires_at = $3
+          `UPDATE ${t.deliveries} SET lease_expires_at = $3
            WHERE id = ANY($1::text[]) AND status = 'running' AND lease_owner = $2 RETURNING id`,
           [ids, workerId, Math.floor(until)],
         ),
@@ -188,12 +202,12 @@ export function leasesPostgres(pool: pg.Pool) {
       const { rows } = await withRetry(() =>
         pool.query(
           `WITH released AS (
-             UPDATE deliveries SET status = 'pending', attempts = attempts - 1, lease_owner = NULL,
+             UPDATE ${t.deliveries} SET status = 'pending', attempts = attempts - 1, lease_owner = NULL,
                     lease_expires_at = NULL, run_at = $3, updated_at = $3
              WHERE id = ANY($1::text[]) AND status = 'running' AND lease_owner = $2
              RETURNING id, attempts + 1 AS attempt
            ), dropped AS (
-             DELETE FROM attempts a USING released r WHERE a.delivery_id = r.id AND a.attempt = r.attempt
+             DELETE FROM ${t.attempts} a USING released r WHERE a.delivery_id = r.id AND a.attempt = r.attempt
            )
            SELECT count(*)::int AS n FROM released`,
           [ids, workerId, Math.floor(now)],
@@ -205,12 +219,12 @@ export function leasesPostgres(pool: pg.Pool) {
       const { rows } = await withRetry(() =>
         pool.query(
           `WITH expired AS (
-             UPDATE deliveries SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, run_at = $1,
+             UPDATE ${t.deliveries} SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, run_at = $1,
                     last_error = 'lease expired (worker crashed or stalled)', updated_at = $1
              WHERE status = 'running' AND lease_expires_at < $1
              RETURNING id, attempts
            ), ended AS (
-             UPDATE attempts a SET ended_at = $1, outcome = 'lease-expired', error_message = 'lease expired'
+             UPDATE ${t.attempts} a SET ended_at = $1, outcome = 'lease-expired', error_message = 'lease expired'
              FROM expired e WHERE a.delivery_id = e.id AND a.attempt = e.attempts AND a.outcome = 'running'
            )
            SELECT count(*)::int AS n FROM expired`,
@@ -221,7 +235,7 @@ export function leasesPostgres(pool: pg.Pool) {
     },
     async nextDueAt(): Promise<number | null> {
       const { rows } = await withRetry(() =>
-        pool.query("SELECT min(run_at) AS at FROM deliveries WHERE status = 'pending'"),
+        pool.query(`SELECT min(run_at) AS at FROM ${t.deliveries} WHERE status = 'pending'`),
       );
       return rows[0]?.at ?? null;
     },

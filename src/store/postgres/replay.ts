@@ -3,6 +3,7 @@ import { hookinboxError } from "../../errors.ts";
 import { ulid } from "../../ids.ts";
 import type { ReplayFilter } from "../queue-types.ts";
 import { withRetry } from "./connection.ts";
+import type { SchemaNames } from "./schema-names.ts";
 
 function filterTerms(filter: ReplayFilter, values: unknown[]): string[] {
   const terms: string[] = [];
@@ -20,18 +21,18 @@ function filterTerms(filter: ReplayFilter, values: unknown[]): string[] {
 
 // For each (event, target): supersede a dead original that blocks its key, then create the
 // replay linked to the latest earlier delivery of that target.
-const replaySql = `
+const replaySql = (t: SchemaNames) => `
   WITH wanted AS (
     SELECT w.event_id, w.target, w.id FROM unnest($1::text[], $2::text[], $3::text[]) AS w (event_id, target, id)
   ), superseded AS (
-    UPDATE deliveries d SET blocks_key = false, updated_at = $4
+    UPDATE ${t.deliveries} d SET blocks_key = false, updated_at = $4
     FROM wanted w WHERE d.event_id = w.event_id AND d.target = w.target AND d.status = 'dead' AND d.blocks_key
   ), created AS (
-    INSERT INTO deliveries (id, event_id, target, ordering_key, order_version, version, status, run_at,
+    INSERT INTO ${t.deliveries} (id, event_id, target, ordering_key, order_version, version, status, run_at,
                             is_replay, replay_of, created_at, updated_at)
     SELECT w.id, e.id, w.target, e.ordering_key, coalesce(e.version, -1e308), e.version, 'pending', $4, true,
-           (SELECT max(p.id) FROM deliveries p WHERE p.event_id = e.id AND p.target = w.target), $4, $4
-    FROM wanted w JOIN events e ON e.id = w.event_id
+           (SELECT max(p.id) FROM ${t.deliveries} p WHERE p.event_id = e.id AND p.target = w.target), $4, $4
+    FROM wanted w JOIN ${t.events} e ON e.id = w.event_id
     RETURNING id, event_id
   )
   SELECT id, event_id FROM created`;
@@ -42,11 +43,12 @@ const replaySql = `
  *
  * @example
  * ```ts
- * const replay = replayPostgres(pool, notify);
+ * const replay = replayPostgres(pool, schemaNames("hookinbox"), notify);
  * await replay.one("evt_…", ["stripe:*"], Date.now());
  * ```
  */
-export function replayPostgres(pool: pg.Pool, notify: () => Promise<void>) {
+export function replayPostgres(pool: pg.Pool, t: SchemaNames, notify: () => Promise<void>) {
+  const replayText = replaySql(t);
   const into = async (
     pairs: Array<{ eventId: string; target: string }>,
     now: number,
@@ -54,7 +56,7 @@ export function replayPostgres(pool: pg.Pool, notify: () => Promise<void>) {
     if (pairs.length === 0) return [];
     const at = Math.floor(now);
     const { rows } = await withRetry(() =>
-      pool.query(replaySql, [
+      pool.query(replayText, [
         pairs.map((p) => p.eventId),
         pairs.map((p) => p.target),
         pairs.map(() => `dlv_${ulid(at)}`),
@@ -63,7 +65,7 @@ export function replayPostgres(pool: pg.Pool, notify: () => Promise<void>) {
     );
     const events = [...new Set(rows.map((r) => r.event_id as string))];
     await withRetry(() =>
-      pool.query("SELECT hookinbox_refresh_event(e) FROM unnest($1::text[]) AS e", [events]),
+      pool.query(`SELECT ${t.hookinbox_refresh_event}(e) FROM unnest($1::text[]) AS e`, [events]),
     );
     await notify();
     return rows.map((r) => r.id as string).sort();
@@ -71,7 +73,7 @@ export function replayPostgres(pool: pg.Pool, notify: () => Promise<void>) {
   return {
     async one(eventId: string, targets: readonly string[], now: number): Promise<string[]> {
       const { rows } = await withRetry(() =>
-        pool.query("SELECT 1 FROM events WHERE id = $1", [eventId]),
+        pool.query(`SELECT 1 FROM ${t.events} WHERE id = $1`, [eventId]),
       );
       if (rows.length === 0) throw hookinboxError("HOOKINBOX_EVENT_NOT_FOUND", eventId);
       return into(
@@ -96,7 +98,7 @@ export function replayPostgres(pool: pg.Pool, notify: () => Promise<void>) {
         values.push(500);
         const { rows } = await withRetry(() =>
           pool.query(
-            `SELECT id, source, type FROM events WHERE ${terms.join(" AND ")} ORDER BY id LIMIT $${values.length}`,
+            `SELECT id, source, type FROM ${t.events} WHERE ${terms.join(" AND ")} ORDER BY id LIMIT $${values.length}`,
             values,
           ),
         );
@@ -116,7 +118,7 @@ export function replayPostgres(pool: pg.Pool, notify: () => Promise<void>) {
       const terms = filterTerms(filter, values);
       const { rows } = await withRetry(() =>
         pool.query(
-          `SELECT count(*)::int AS n FROM events ${terms.length ? `WHERE ${terms.join(" AND ")}` : ""}`,
+          `SELECT count(*)::int AS n FROM ${t.events} ${terms.length ? `WHERE ${terms.join(" AND ")}` : ""}`,
           values,
         ),
       );

@@ -1,18 +1,20 @@
 import type pg from "pg";
 import type { DeadLetterAlert, QueueGauges, StuckReport } from "../queue-types.ts";
 import { withRetry } from "./connection.ts";
+import type { SchemaNames } from "./schema-names.ts";
 
 /**
  * The dead-letter alert outbox and the `stuck` report on PostgreSQL.
  *
  * @example
  * ```ts
- * const reports = reportsPostgres(pool, deliveries, effects);
+ * const reports = reportsPostgres(pool, schemaNames("hookinbox"), views);
  * await reports.stuck({ now: Date.now(), olderThanMs: 3_600_000, limit: 50 });
  * ```
  */
 export function reportsPostgres(
   pool: pg.Pool,
+  t: SchemaNames,
   views: {
     listExpired: (now: number, limit: number) => Promise<StuckReport["expiredLeases"]>;
     heldEffects: () => Promise<StuckReport["heldEffects"]>;
@@ -24,7 +26,7 @@ export function reportsPostgres(
         pool.query(
           `SELECT d.id AS "deliveryId", d.event_id AS "eventId", d.target, e.source, e.type, d.attempts,
                   d.last_error AS "lastError"
-           FROM deliveries d JOIN events e ON e.id = d.event_id
+           FROM ${t.deliveries} d JOIN ${t.events} e ON e.id = d.event_id
            WHERE d.status = 'dead' AND d.alerted_at IS NULL ORDER BY d.id LIMIT $1`,
           [limit],
         ),
@@ -35,7 +37,7 @@ export function reportsPostgres(
       if (ids.length === 0) return;
       await withRetry(() =>
         pool.query(
-          "UPDATE deliveries SET alerted_at = $2 WHERE id = ANY($1::text[]) AND status = 'dead' AND alerted_at IS NULL",
+          `UPDATE ${t.deliveries} SET alerted_at = $2 WHERE id = ANY($1::text[]) AND status = 'dead' AND alerted_at IS NULL`,
           [ids, Math.floor(now)],
         ),
       );
@@ -63,9 +65,9 @@ export function reportsPostgres(
       const before = Math.floor(input.now - input.olderThanMs);
       const { rows } = await withRetry(() =>
         pool.query(
-          `(SELECT id, source, type, status, received_at FROM events WHERE status = 'pending' AND received_at < $1 ORDER BY id LIMIT $2)
+          `(SELECT id, source, type, status, received_at FROM ${t.events} WHERE status = 'pending' AND received_at < $1 ORDER BY id LIMIT $2)
            UNION ALL
-           (SELECT id, source, type, status, received_at FROM events WHERE status = 'dead' AND received_at < $1 ORDER BY id LIMIT $2)`,
+           (SELECT id, source, type, status, received_at FROM ${t.events} WHERE status = 'dead' AND received_at < $1 ORDER BY id LIMIT $2)`,
           [before, input.limit],
         ),
       );
