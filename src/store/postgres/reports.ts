@@ -48,14 +48,14 @@ export function reportsPostgres(
           pool.query(
             `SELECT e.source, d.target, d.status, count(*)::int AS count,
                     min(d.created_at)::float8 AS "oldestCreatedAt"
-             FROM deliveries d JOIN events e ON e.id = d.event_id
+             FROM ${t.deliveries} d JOIN ${t.events} e ON e.id = d.event_id
              WHERE d.status IN ('pending', 'blocked', 'running', 'dead')
              GROUP BY e.source, d.target, d.status`,
           ),
         ),
         withRetry(() =>
           pool.query(
-            "SELECT target, count(*)::int AS count FROM effects WHERE status = 'held' GROUP BY target",
+            `SELECT target, count(*)::int AS count FROM ${t.effects} WHERE status = 'held' GROUP BY target`,
           ),
         ),
       ]);
