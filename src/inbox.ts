@@ -6,6 +6,7 @@ import { routeEvent } from "./handlers/routes.ts";
 import { ulid } from "./ids.ts";
 import { acceptWebhook, type IngestContext, unknownSourceLabel } from "./ingest/accept-webhook.ts";
 import { readHeaders } from "./ingest/headers.ts";
+import { createReadiness } from "./ingest/readiness.ts";
 import { createRejectLimiter } from "./ingest/reject-limiter.ts";
 import {
   errorResponse,
@@ -134,7 +135,9 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
   const workers = new Set<Worker>();
   const route = (source: string, type: string | null) =>
     routeEvent(resolved.handlers, source, type);
+  const readiness = createReadiness({ ping: () => store.ping(), now: Date.now });
   const ingest: IngestContext = {
+    readiness,
     sources: resolved.sources,
     store,
     logger,
@@ -229,7 +232,8 @@ export function createInbox(config: unknown, options: InboxOptions = {}): Inbox 
       try {
         if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
         await migrated;
-        await store.ping();
+        const result = await readiness.check();
+        if (!result.ok) throw result.error;
         return jsonResponse(200, { ok: true, store: store.kind });
       } catch (error) {
         return unavailable(error);

@@ -12,6 +12,7 @@ import type { AcceptResult, EventIdentity, Store } from "../store/types.ts";
 import { readHeaders } from "./headers.ts";
 import { identify } from "./identify.ts";
 import { type AddressList, clientAddress } from "./ip-allow.ts";
+import type { Readiness } from "./readiness.ts";
 import type { RejectLimiter } from "./reject-limiter.ts";
 import { errorResponse, type InboxRequest, type InboxResponse, jsonResponse } from "./request.ts";
 
@@ -31,6 +32,8 @@ export interface IngestContext {
   readonly rejectLimiter: RejectLimiter;
   /** Counts outcomes for `/metrics` (absent when metrics are off). */
   readonly metrics?: IngestMetrics;
+  /** Learns whether accepts commit, so `/readyz` answers what ingest would. */
+  readonly readiness?: Readiness;
 }
 
 /** The metrics label of requests to sources that do not exist (never the name sent). */
@@ -208,6 +211,10 @@ export async function acceptWebhook(
     const storeError = isHookinboxError(error)
       ? error
       : hookinboxError("HOOKINBOX_STORE_UNAVAILABLE", undefined, error);
+    context.readiness?.recordAccept({
+      ok: false,
+      error: storeError.status === 503 ? storeError : hookinboxError("HOOKINBOX_STORE_UNAVAILABLE"),
+    });
     log(
       {
         outcome: "unavailable",
@@ -221,6 +228,7 @@ export async function acceptWebhook(
       storeError.status === 503 ? storeError : hookinboxError("HOOKINBOX_STORE_UNAVAILABLE"),
     );
   }
+  context.readiness?.recordAccept({ ok: true });
   if (results.some((r) => r.deliveries > 0)) context.onDeliveries();
   results.forEach((result, i) => {
     const { identity } = identities[i]!;
