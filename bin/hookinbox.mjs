@@ -1,11 +1,26 @@
 #!/usr/bin/env node
-// The `hookinbox` command. It runs the TypeScript sources through tsx's loader, so a checkout
-// works right after `npm ci` with no build step, and `hookinbox.config.ts` files load as-is.
-import { register as registerCjs } from "tsx/cjs/api";
-import { register } from "tsx/esm/api";
+// The `hookinbox` command. Installed from npm it runs the built JavaScript in dist/ (tsx is
+// loaded later, and only to read a hookinbox.config.ts). In a checkout of the repository, where
+// src/ is present and the package is not under node_modules, it runs the TypeScript sources
+// through tsx, so `npm ci && npx hookinbox start` works with no build step and edits show at once.
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
-// Both loaders: a config file outside an ESM package (no "type": "module") loads as CommonJS.
-register();
-registerCjs();
-const { main } = await import("../src/cli/main.ts");
+const sources = new URL("../src/cli/main.ts", import.meta.url);
+const checkout =
+  existsSync(fileURLToPath(sources)) && !fileURLToPath(import.meta.url).includes("node_modules");
+
+let main;
+if (checkout) {
+  const [{ register }, { register: registerCjs }] = await Promise.all([
+    import("tsx/esm/api"),
+    import("tsx/cjs/api"),
+  ]);
+  // Both loaders: a config file outside an ESM package (no "type": "module") loads as CommonJS.
+  register();
+  registerCjs();
+  ({ main } = await import(sources.href));
+} else {
+  ({ main } = await import("../dist/esm/cli/main.js"));
+}
 process.exitCode = await main(process.argv.slice(2));

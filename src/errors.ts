@@ -69,6 +69,10 @@ const registry = {
   HOOKINBOX_STORE_UNAVAILABLE: { status: 503, message: "Store cannot commit; retry later" },
   HOOKINBOX_STORE_CLOSED: { status: 503, message: "Store is closed; retry later" },
   HOOKINBOX_STORE_URL_INVALID: { status: 500, message: "Store URL is not supported" },
+  HOOKINBOX_SQLITE_DRIVER_MISSING: {
+    status: 500,
+    message: "The SQLite driver (better-sqlite3) is not installed or does not load",
+  },
   // admin API
   HOOKINBOX_ADMIN_UNAUTHORIZED: { status: 401, message: "Missing or wrong admin token" },
   HOOKINBOX_ADMIN_DISABLED: { status: 404, message: "Admin API is disabled" },
@@ -110,6 +114,10 @@ const registry = {
   // config and CLI
   HOOKINBOX_CONFIG_INVALID: { status: 500, message: "Config is invalid" },
   HOOKINBOX_CONFIG_NOT_FOUND: { status: 500, message: "Config file not found" },
+  HOOKINBOX_CONFIG_TS_LOADER_MISSING: {
+    status: 500,
+    message: "A TypeScript config file needs the tsx package to load",
+  },
   HOOKINBOX_SECRET_ENV_MISSING: { status: 500, message: "Secret environment variable is not set" },
   HOOKINBOX_USAGE: { status: 500, message: "Invalid command line" },
   HOOKINBOX_INTERNAL_ERROR: { status: 500, message: "Internal error" },

@@ -1,6 +1,6 @@
 import { handleAdmin } from "./admin/admin-api.ts";
 import { createInboxMetrics, type InboxMetrics } from "./admin/metrics.ts";
-import { type ResolvedConfig, resolveConfig } from "./config/index.ts";
+import { type HookinboxConfig, type ResolvedConfig, resolveConfig } from "./config/index.ts";
 import { hookinboxError, isHookinboxError } from "./errors.ts";
 import { routeEvent } from "./handlers/routes.ts";
 import { ulid } from "./ids.ts";
@@ -98,8 +98,9 @@ function describeError(error: unknown): { message: string; code: string | undefi
 }
 
 /**
- * Creates an inbox from a config object. The store is opened at once and migrated before the first
- * request is handled.
+ * Creates an inbox from a config object (typed as `HookinboxConfig`, so no `defineConfig` is
+ * needed; a config read from JSON is checked the same way at run time). The store is opened at
+ * once and migrated before the first request is handled.
  *
  * @example
  * ```ts
@@ -111,7 +112,7 @@ function describeError(error: unknown): { message: string; code: string | undefi
  * const response = await inbox.handle({ method: "POST", url: "/webhooks/stripe", headers, body });
  * ```
  */
-export function createInbox(config: unknown, options: InboxOptions = {}): Inbox {
+export function createInbox(config: HookinboxConfig, options: InboxOptions = {}): Inbox {
   const resolved = resolveConfig(
     config,
     options.env ?? process.env,

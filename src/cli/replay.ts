@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import type { HookinboxConfig } from "../config/index.ts";
 import { hookinboxError } from "../errors.ts";
 import { createInbox } from "../inbox.ts";
 import type { ReplayFilter } from "../store/queue-types.ts";
@@ -94,7 +95,8 @@ export async function replayCommand(ctx: CliContext, args: string[]): Promise<nu
   const filter = values.filter === undefined ? undefined : parseReplayFilter(values.filter);
   const targets = values.target;
   const raw = await loadRawConfig(ctx, values.config);
-  const inbox = createInbox(raw.config, { env: ctx.env });
+  // A config file is checked at run time (resolveConfig), not by its static type.
+  const inbox = createInbox(raw.config as HookinboxConfig, { env: ctx.env });
   try {
     await inbox.ready();
     if (eventId !== undefined) {

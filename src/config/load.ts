@@ -12,10 +12,35 @@ export const configFileNames = [
   "hookinbox.config.json",
 ];
 
+let typeScriptLoader: Promise<void> | undefined;
+
+function typeScriptHint(path: string): string {
+  return `${path}: run "npm install --save-dev tsx", or write the config as hookinbox.config.mjs`;
+}
+
+/**
+ * Registers tsx's loaders (ESM and CommonJS, as a config outside a `"type": "module"` package
+ * loads as CommonJS) the first time a TypeScript config is loaded. tsx is an optional peer
+ * dependency: without it, Node.js versions that strip types themselves still load the file, and
+ * others fail with HOOKINBOX_CONFIG_TS_LOADER_MISSING.
+ */
+function registerTypeScriptLoader(): Promise<void> {
+  typeScriptLoader ??= (async () => {
+    try {
+      const [esm, cjs] = await Promise.all([import("tsx/esm/api"), import("tsx/cjs/api")]);
+      esm.register();
+      cjs.register();
+    } catch {
+      // Not installed: Node.js may still strip types itself (22.18+); import() says if not.
+    }
+  })();
+  return typeScriptLoader;
+}
+
 /**
  * Finds the config file in `cwd` (or uses `path`) and returns its default export; `null` when no
- * path was given and no file exists (the embedded default then applies). `.ts` files need the
- * tsx loader, which the `hookinbox` command registers.
+ * path was given and no file exists (the embedded default then applies). A `.ts` file is loaded
+ * with tsx, registered here on first use when it is installed.
  *
  * @example
  * ```ts
@@ -41,7 +66,16 @@ export async function loadConfigFile(options: {
       throw hookinboxError("HOOKINBOX_CONFIG_INVALID", `${path} is not valid JSON`, error);
     }
   }
-  const module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  if (/\.[cm]?ts$/.test(path)) await registerTypeScriptLoader();
+  let module: { default?: unknown };
+  try {
+    module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === "ERR_UNKNOWN_FILE_EXTENSION") {
+      throw hookinboxError("HOOKINBOX_CONFIG_TS_LOADER_MISSING", typeScriptHint(path), error);
+    }
+    throw error;
+  }
   if (module.default === undefined) {
     throw hookinboxError(
       "HOOKINBOX_CONFIG_INVALID",

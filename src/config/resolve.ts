@@ -88,9 +88,14 @@ export interface ResolvedConfig {
   readonly alerts: ResolvedAlerts;
 }
 
-type RetryInput = z.input<typeof retrySchema>;
+type RetryInput = Omit<z.input<typeof retrySchema>, "schedule"> & {
+  readonly schedule?: readonly (string | number)[] | undefined;
+};
 
-function retryPolicy(base: RetryInput | undefined, override: RetryInput | undefined): RetryPolicy {
+function retryPolicy(
+  base: Readonly<RetryInput> | undefined,
+  override: Readonly<RetryInput> | undefined,
+): RetryPolicy {
   const schedule = override?.schedule ?? base?.schedule ?? defaultRetrySchedule;
   const scheduleMs = schedule.map((d) => parseDuration(d) ?? 0);
   return {

@@ -292,9 +292,23 @@ export const configSchema = z.strictObject({
     .optional(),
 });
 
+/**
+ * A written config type that also takes readonly arrays and objects (`as const`, or values from a
+ * frozen module): the schema only reads them. Functions (handlers) are left as they are.
+ */
+type AcceptReadonly<T> = T extends (...args: never[]) => unknown
+  ? T
+  : T extends Date
+    ? T
+    : T extends readonly (infer U)[]
+      ? readonly AcceptReadonly<U>[]
+      : T extends object
+        ? { readonly [K in keyof T]: AcceptReadonly<T[K]> }
+        : T;
+
 /** The config as written by users (durations and sizes as strings or numbers). */
-export type HookinboxConfig = z.input<typeof configSchema>;
+export type HookinboxConfig = AcceptReadonly<z.input<typeof configSchema>>;
 /** One source as written by users. */
-export type SourceConfig = z.input<typeof sourceSchema>;
+export type SourceConfig = AcceptReadonly<z.input<typeof sourceSchema>>;
 /** One secret as written by users. */
 export type SecretConfig = z.input<typeof secretSchema>;

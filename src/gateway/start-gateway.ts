@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { toNodeListener } from "../adapters/node.ts";
+import type { HookinboxConfig } from "../config/index.ts";
 import { createInbox, type Inbox, type InboxOptions } from "../inbox.ts";
 import type { Worker } from "../queue/worker.ts";
 import { type ConnectionGuard, guardConnections } from "./connection-guard.ts";
@@ -65,7 +66,8 @@ export async function startGateway(
     metricsPort?: number | null;
   } = {},
 ): Promise<Gateway> {
-  const inbox = createInbox(config, options);
+  // A config file is checked at run time (resolveConfig), not by its static type.
+  const inbox = createInbox(config as HookinboxConfig, options);
   try {
     await inbox.ready();
   } catch (error) {

@@ -1,3 +1,4 @@
+import type { HookinboxConfig } from "../config/index.ts";
 import { createInbox, type Inbox, type InboxOptions } from "../inbox.ts";
 import type { Worker } from "../queue/worker.ts";
 import { type MetricsServer, startMetricsServer } from "./metrics-server.ts";
@@ -25,7 +26,8 @@ export async function startWorkerProcess(
   config: unknown,
   options: InboxOptions = {},
 ): Promise<WorkerProcess> {
-  const inbox = createInbox(config, options);
+  // A config file is checked at run time (resolveConfig), not by its static type.
+  const inbox = createInbox(config as HookinboxConfig, options);
   try {
     await inbox.ready();
   } catch (error) {

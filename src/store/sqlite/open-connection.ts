@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { loadSqliteDriver } from "./load-driver.ts";
 import { storeUnavailable } from "./sqlite-errors.ts";
 
 function errorCode(error: unknown): string {
@@ -20,13 +21,14 @@ export function openConnection(path: string, busyTimeoutMs: number): Database.Da
   if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new RangeError(`busyTimeoutMs must be an integer ≥ 0, got ${busyTimeoutMs}`);
   }
+  const Driver = loadSqliteDriver();
   const memory = path === ":memory:";
   let db: Database.Database | undefined;
   try {
     if (!memory) mkdirSync(dirname(path), { recursive: true });
     // `timeout` is SQLite's busy timeout; it is set before the first pragma so that even switching
     // to WAL waits for a concurrent opener instead of failing with SQLITE_BUSY.
-    db = new Database(path, { timeout: busyTimeoutMs });
+    db = new Driver(path, { timeout: busyTimeoutMs });
     db.pragma("journal_mode = WAL");
     // Durability: in WAL mode `synchronous = NORMAL` does not fsync the WAL at each commit (only
     // at checkpoints), so a commit already acknowledged to a provider with a 2xx could vanish on

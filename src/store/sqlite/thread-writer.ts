@@ -4,6 +4,12 @@ import type { TransactionClient } from "../queue-types.ts";
 import type { SqliteWriter } from "./writer.ts";
 import type { WireError } from "./writer-thread-main.ts";
 
+// Built JS (dist/) starts the thread's module directly; the TypeScript sources (a checkout, run
+// through tsx) start a small .mjs that registers tsx inside the thread first.
+const writerThreadEntry = import.meta.url.endsWith(".ts")
+  ? "./writer-thread.mjs"
+  : "./writer-thread-main.js";
+
 interface Replies {
   replies: Array<{ id: number; ok: boolean; value?: unknown; error?: WireError }>;
   commits: number;
@@ -40,7 +46,7 @@ export async function startThreadWriter(options: {
   busyTimeoutMs: number;
   maxBatch?: number;
 }): Promise<SqliteWriter> {
-  const worker = new Worker(new URL("./writer-thread.mjs", import.meta.url), {
+  const worker = new Worker(new URL(writerThreadEntry, import.meta.url), {
     workerData: options,
   });
   const pending = new Map<
