@@ -32,6 +32,9 @@ export {
   linear,
   mercadopago,
   paddle,
+  paypal,
+  plaid,
+  pubsub,
   razorpay,
   resend,
   type SecretConfig,
@@ -70,6 +73,8 @@ export type {
 } from "./handlers/types.ts";
 export { createInbox, type Inbox, type InboxOptions } from "./inbox.ts";
 export type { InboxRequest, InboxResponse } from "./ingest/request.ts";
+export type { KeyFetcher, KeyFetchRequest, KeyFetchResponse } from "./providers/keys/index.ts";
+export { type PubsubMessage, pubsubMessage } from "./providers/pubsub.ts";
 export type { Worker } from "./queue/worker.ts";
 export type {
   AttemptView,

@@ -140,3 +140,9 @@ export const razorpay: PresetFactory = preset("razorpay");
 export const coinbase: PresetFactory = preset("coinbase");
 /** A Zendesk source (`X-Zendesk-Webhook-Signature`). @example `zendesk({ secrets: [{ env: "ZENDESK_SIGNING_SECRET" }] })` */
 export const zendesk: PresetFactory = preset("zendesk");
+/** A Google Cloud Pub/Sub push source (OIDC token from the subscription's service account). @example `pubsub({ serviceAccountEmails: ["push@my-project.iam.gserviceaccount.com"] })` */
+export const pubsub: Factory<"pubsub"> = factory("pubsub");
+/** A Plaid source (ES256 `Plaid-Verification`; keys fetched with the API secret). @example `plaid({ clientId: "5f…", secrets: [{ env: "PLAID_SECRET" }] })` */
+export const plaid: Factory<"plaid"> = factory("plaid");
+/** A PayPal source (certificate-signed transmissions for the named webhook). @example `paypal({ webhookIds: ["1JE4291016473214C"] })` */
+export const paypal: Factory<"paypal"> = factory("paypal");

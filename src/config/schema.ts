@@ -108,6 +108,9 @@ export const providerNames = [
   "sendgrid",
   "sns",
   ...presetNames,
+  "pubsub",
+  "plaid",
+  "paypal",
 ] as const;
 
 export const sourceSchema = z.discriminatedUnion("provider", [
@@ -159,6 +162,33 @@ export const sourceSchema = z.discriminatedUnion("provider", [
     tolerance: duration.optional(),
   }),
   ...presetNames.map((name) => withTolerance(name)),
+  // Verified with Google's keys: the audience and service account are the binding.
+  z.strictObject({
+    provider: z.literal("pubsub"),
+    ...unsigned,
+    /** Default: http.publicUrl + "/webhooks/<source>" (Pub/Sub's default audience). */
+    audience: z.string().min(1).optional(),
+    serviceAccountEmails: z
+      .array(z.string().email("expected a service account email"))
+      .min(1, "a Pub/Sub source accepts only the service accounts it names (fail closed)"),
+    tolerance: duration.optional(),
+  }),
+  z.strictObject({
+    provider: z.literal("plaid"),
+    ...common,
+    clientId: z.string().min(1),
+    environment: z.enum(["production", "sandbox", "development"]).optional(),
+    tolerance: duration.optional(),
+  }),
+  // Verified with PayPal's certificates: the webhook id is the binding.
+  z.strictObject({
+    provider: z.literal("paypal"),
+    ...unsigned,
+    webhookIds: z
+      .array(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, { message: "expected a PayPal webhook id" }))
+      .min(1, "a PayPal source needs its webhook id (fail closed)"),
+    tolerance: duration.optional(),
+  }),
   z
     .strictObject({
       provider: z.literal("hmac"),

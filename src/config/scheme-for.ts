@@ -10,7 +10,10 @@ import type { KeyFetcher } from "../providers/keys/index.ts";
 import { linearScheme } from "../providers/linear.ts";
 import { mercadoPagoScheme } from "../providers/mercadopago.ts";
 import { paddleScheme } from "../providers/paddle.ts";
+import { paypalScheme } from "../providers/paypal.ts";
+import { plaidScheme } from "../providers/plaid.ts";
 import { presetScheme } from "../providers/presets.ts";
+import { pubsubScheme } from "../providers/pubsub.ts";
 import { sendgridScheme } from "../providers/sendgrid.ts";
 import { shopifyScheme } from "../providers/shopify.ts";
 import { slackScheme } from "../providers/slack.ts";
@@ -147,6 +150,24 @@ export function schemeFor(
         ...window,
         keys,
       });
+    case "pubsub":
+      return pubsubScheme({
+        audience:
+          source.audience ??
+          `${requireUrl(httpPublicUrl, `${at}.audience`, "Pub/Sub tokens name the push endpoint as audience")}/webhooks/${name}`,
+        serviceAccountEmails: source.serviceAccountEmails,
+        ...window,
+        keys,
+      });
+    case "plaid":
+      return plaidScheme({
+        clientId: source.clientId,
+        environment: source.environment ?? "production",
+        ...window,
+        keys,
+      });
+    case "paypal":
+      return paypalScheme({ webhookIds: source.webhookIds, ...window, keys });
     default:
       // Every other provider is a preset over the generic machinery (src/providers/presets.ts).
       return presetScheme(source.provider, window);

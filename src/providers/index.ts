@@ -63,6 +63,15 @@ export {
 export { type IntercomOptions, intercomIdentity, intercomScheme } from "./intercom.ts";
 export { arrayItemSpans, type Span } from "./json-spans.ts";
 export {
+  type JwsAlgorithm,
+  jwsSignatureValid,
+  numericClaim,
+  type ParsedJws,
+  parseJws,
+  requireAlgorithm,
+} from "./jwt.ts";
+export * from "./keys/index.ts";
+export {
   type LinearOptions,
   linearEventType,
   linearIdentity,
@@ -86,6 +95,36 @@ export {
 } from "./mercadopago.ts";
 export { type PaddleOptions, paddleIdentity, paddleScheme } from "./paddle.ts";
 export {
+  crc32,
+  type PaypalOptions,
+  paypalCertificateRule,
+  paypalIdentity,
+  paypalScheme,
+  paypalSignedString,
+} from "./paypal.ts";
+export {
+  type PlaidEnvironment,
+  type PlaidOptions,
+  plaidEventKey,
+  plaidIdentity,
+  plaidScheme,
+} from "./plaid.ts";
+export {
+  googleJwksUrl,
+  type PubsubMessage,
+  type PubsubOptions,
+  pubsubIdentity,
+  pubsubMessage,
+  pubsubMessageId,
+  pubsubScheme,
+} from "./pubsub.ts";
+export {
+  type SendgridOptions,
+  sendgridIdentity,
+  sendgridPublicKey,
+  sendgridScheme,
+} from "./sendgrid.ts";
+export {
   type ShopifyOptions,
   shopifyIdentity,
   shopifyOrderingKey,
@@ -100,6 +139,16 @@ export {
   slackOrderingKey,
   slackScheme,
 } from "./slack.ts";
+export {
+  parseSnsMessage,
+  type SnsMessage,
+  type SnsOptions,
+  snsCertificateRule,
+  snsIdentity,
+  snsScheme,
+  snsStringToSign,
+  snsSubscribeRule,
+} from "./sns.ts";
 export { splitJson } from "./split.ts";
 export { type SquareOptions, squareIdentity, squareScheme } from "./square.ts";
 export {

@@ -8,7 +8,6 @@
  * `SubscribeURL`), and confirmed by hookinbox itself when the source sets `autoConfirm`.
  */
 
-import { type KeyObject, verify as verifySignature } from "node:crypto";
 import { hookinboxError, isHookinboxError } from "../errors.ts";
 import { field, utf8Text } from "./body.ts";
 import { decodeBase64 } from "./crypto.ts";
@@ -19,6 +18,7 @@ import {
   httpKeyFetcher,
   type KeyFetchOptions,
   type KeyUrlRule,
+  rsaSignatureValid,
 } from "./keys/index.ts";
 import { checkTimestamp, checkTolerance } from "./timestamps.ts";
 import type { AsyncVerifier, IdentitySpec, ProviderScheme, SignedRequest } from "./types.ts";
@@ -238,7 +238,7 @@ export function snsScheme(options: SnsOptions): ProviderScheme<AsyncVerifier> {
         const signed = Buffer.from(snsStringToSign(message), "utf8");
         if (
           signature === undefined ||
-          !rsaValid(version === "1" ? "sha1" : "sha256", signed, key, signature)
+          !rsaSignatureValid(version === "1" ? "sha1" : "sha256", signed, key, signature)
         ) {
           throw hookinboxError("HOOKINBOX_SIGNATURE_MISMATCH");
         }
@@ -252,12 +252,4 @@ export function snsScheme(options: SnsOptions): ProviderScheme<AsyncVerifier> {
       },
     },
   };
-}
-
-function rsaValid(hash: "sha1" | "sha256", data: Buffer, key: KeyObject, signature: Buffer) {
-  try {
-    return key.asymmetricKeyType === "rsa" && verifySignature(hash, data, key, signature);
-  } catch {
-    return false;
-  }
 }

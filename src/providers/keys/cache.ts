@@ -113,7 +113,8 @@ export interface KeySetOptions<V> {
 
 /**
  * A provider's key set (Google's JWKS), looked up by key id. The set is fetched on first use and
- * after `ttlMs`; an unknown key id refetches it once (at most once per `minRefreshMs`), and is
+ * after `ttlMs`; an unknown key id refetches it once (such refetches happen at most once per
+ * `minRefreshMs`, so made-up key ids cannot turn into a fetch each), and is
  * HOOKINBOX_KEY_UNKNOWN when still absent. When a refetch after expiry fails, the previous set is
  * kept for keys it has (providers publish new keys well before they sign with them), so a short
  * outage of the key endpoint does not stop ingest; without a usable key the failure is thrown
@@ -128,6 +129,8 @@ export interface KeySetOptions<V> {
 export class KeySetCache<V> {
   #set: ReadonlyMap<string, V> | undefined;
   #fetchedAt = Number.NEGATIVE_INFINITY;
+  /** When an unknown key id last caused a refetch (they are rate-limited, expiry is not). */
+  #unknownRefreshAt = Number.NEGATIVE_INFINITY;
   #loading: Promise<ReadonlyMap<string, V>> | undefined;
   readonly #options: KeySetOptions<V>;
 
@@ -141,8 +144,11 @@ export class KeySetCache<V> {
     const fresh = set !== undefined && nowMs - this.#fetchedAt < this.#options.ttlMs;
     const known = set?.get(kid);
     if (fresh && known !== undefined) return known;
-    if (fresh && nowMs - this.#fetchedAt < this.#options.minRefreshMs) {
-      throw hookinboxError("HOOKINBOX_KEY_UNKNOWN", "the provider's key set has no such key id");
+    if (fresh) {
+      if (nowMs - this.#unknownRefreshAt < this.#options.minRefreshMs) {
+        throw hookinboxError("HOOKINBOX_KEY_UNKNOWN", "the provider's key set has no such key id");
+      }
+      this.#unknownRefreshAt = nowMs;
     }
     let refreshed: ReadonlyMap<string, V>;
     try {

@@ -20,7 +20,13 @@ export {
   type KeyFetchResponse,
   type KeyUrlRule,
 } from "./fetcher.ts";
-export { type CertifiedKey, jwkKey, parseCertificate, parseJwks } from "./public-keys.ts";
+export {
+  type CertifiedKey,
+  jwkKey,
+  parseCertificate,
+  parseJwks,
+  rsaSignatureValid,
+} from "./public-keys.ts";
 
 /**
  * How a scheme fetches and caches its provider's keys. Every field has a default; tests pass a

@@ -3,7 +3,13 @@
  * or a JWK (Google, Plaid). Nothing here fetches; see fetcher.ts and cache.ts.
  */
 
-import { createPublicKey, type JsonWebKey, type KeyObject, X509Certificate } from "node:crypto";
+import {
+  createPublicKey,
+  type JsonWebKey,
+  type KeyObject,
+  verify as verifySignature,
+  X509Certificate,
+} from "node:crypto";
 import { hookinboxError } from "../../errors.ts";
 
 /** A certificate's public key and validity period (ms since the epoch). */
@@ -82,4 +88,26 @@ export function parseJwks(text: string): Map<string, KeyObject> {
     if (typeof kid === "string" && key !== undefined) keys.set(kid, key);
   }
   return keys;
+}
+
+/**
+ * Whether `signature` is an RSA PKCS#1 v1.5 signature of `data` with `hash` by `key`; a key that
+ * is not RSA never verifies (SNS and PayPal certificates are RSA).
+ *
+ * @example
+ * ```ts
+ * rsaSignatureValid("sha256", Buffer.from(stringToSign), certificateKey, signature);
+ * ```
+ */
+export function rsaSignatureValid(
+  hash: "sha1" | "sha256",
+  data: Buffer,
+  key: KeyObject,
+  signature: Buffer,
+): boolean {
+  try {
+    return key.asymmetricKeyType === "rsa" && verifySignature(hash, data, key, signature);
+  } catch {
+    return false;
+  }
 }
