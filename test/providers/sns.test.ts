@@ -201,11 +201,12 @@ describe("sns: agrees with sns-validator", () => {
     const asAwsDocuments = signMessage(confirmation("UnsubscribeConfirmation"));
     expect(await setup().verify(asAwsDocuments)).toEqual({ secretIndex: null });
     expect(await official(asAwsDocuments)).toBe(false);
-    const { Token: _, ...withoutToken } = confirmation("UnsubscribeConfirmation");
+    const fields = confirmation("UnsubscribeConfirmation");
+    const { Token: _, ...withoutToken } = fields;
     const names = ["Message", "MessageId", "SubscribeURL", "Timestamp", "TopicArn", "Type"];
     const text = names.map((n) => `${n}\n${withoutToken[n]}\n`).join("");
     const asValidator = {
-      ...confirmation("UnsubscribeConfirmation"),
+      ...fields,
       SignatureVersion: "2",
       Signature: rsaSign("sha256", Buffer.from(text), certificate.privateKey).toString("base64"),
       SigningCertURL: CERT_URL,
