@@ -16,7 +16,9 @@ Usage:
   hookinbox migrate [--config FILE]                       apply store migrations
   hookinbox events list [--source S] [--type T] [--status S] [--limit N] [--cursor C] [--json]
   hookinbox events show <id> [--json]
-  hookinbox send <source> [--url URL] [--type T]          sign and post a test event
+  hookinbox send <source> [--url URL] [--type T]          sign and post a test event to a configured source
+  hookinbox send <provider> --to URL --secret S [--type T] [--id ID] [--data FILE] [--times N] [--parallel N] [--delay MS] [--replay-of ID] [--json]
+                                                          send a provider's signed sample to any receiver
   hookinbox replay <eventId> [--target T ...] [--json]    re-deliver one event (new deliveries, flagged replay)
   hookinbox replay --filter source=S,type=T,status=S,from=ISO,to=ISO [--target T ...] [--json]
   hookinbox dlq list [--target T] [--limit N] [--cursor C] [--json]   dead-lettered deliveries

@@ -2,11 +2,14 @@ import { parseArgs } from "node:util";
 import { resolveConfig } from "../config/index.ts";
 import { hookinboxError } from "../errors.ts";
 import { type CliContext, loadRawConfig } from "./context.ts";
+import { sendSampleCommand, sendSampleOptions } from "./send-sample.ts";
 import { signTestEvent } from "./sign-test-event.ts";
 
 /**
  * `hookinbox send <source> [--url http://127.0.0.1:8080] [--type demo.ping]`: signs a test
  * event with the source's first secret and posts it, printing the status and response.
+ * With `--to URL`, the first argument is a provider instead and any receiver is the target
+ * (see {@link sendSampleCommand}).
  *
  * @example
  * ```ts
@@ -17,15 +20,15 @@ export async function sendCommand(ctx: CliContext, args: string[]): Promise<numb
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: {
-      config: { type: "string", short: "c" },
-      url: { type: "string" },
-      type: { type: "string" },
-    },
+    options: sendSampleOptions,
   });
   const sourceName = positionals[0];
   if (!sourceName)
-    throw hookinboxError("HOOKINBOX_USAGE", "`hookinbox send <source>` needs a source name");
+    throw hookinboxError(
+      "HOOKINBOX_USAGE",
+      "`hookinbox send <source>` needs a source name (or `hookinbox send <provider> --to URL`)",
+    );
+  if (values.to !== undefined) return sendSampleCommand(ctx, sourceName, values);
   const raw = await loadRawConfig(ctx, values.config);
   const config = resolveConfig(raw.config, ctx.env);
   const source = config.sources.get(sourceName);

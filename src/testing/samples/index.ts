@@ -1,0 +1,87 @@
+/**
+ * The sample registry: one realistic, signed sample per provider in the catalogue. A provider
+ * added later adds its module here and one entry below; test/testing/samples.test.ts fails
+ * until every provider a source may name has a sample our own verifier accepts.
+ */
+
+import { adyenSample } from "./adyen.ts";
+import { discordSample } from "./discord.ts";
+import { githubSample } from "./github.ts";
+import { gitlabSample } from "./gitlab.ts";
+import { hmacSample } from "./hmac.ts";
+import { hubspotSample } from "./hubspot.ts";
+import { intercomSample } from "./intercom.ts";
+import { linearSample } from "./linear.ts";
+import { mercadoPagoSample } from "./mercadopago.ts";
+import { paddleSample } from "./paddle.ts";
+import { shopifySample } from "./shopify.ts";
+import { slackSample } from "./slack.ts";
+import { squareSample } from "./square.ts";
+import { standardWebhooksSample } from "./standard-webhooks.ts";
+import { stripeSample } from "./stripe.ts";
+import { twilioSample } from "./twilio.ts";
+import { twitchSample } from "./twitch.ts";
+import type { ProviderSample } from "./types.ts";
+import { zoomSample } from "./zoom.ts";
+
+export { hmacSampleLayout } from "./hmac.ts";
+export { alterOneByte } from "./sign.ts";
+export type * from "./types.ts";
+
+/** Every sample, keyed by provider name. */
+export const providerSamples: ReadonlyMap<string, ProviderSample> = new Map(
+  [
+    stripeSample,
+    githubSample,
+    standardWebhooksSample,
+    hmacSample,
+    shopifySample,
+    slackSample,
+    twilioSample,
+    hubspotSample,
+    paddleSample,
+    squareSample,
+    zoomSample,
+    linearSample,
+    discordSample,
+    gitlabSample,
+    intercomSample,
+    twitchSample,
+    adyenSample,
+    mercadoPagoSample,
+  ].map((sample) => [sample.provider, sample]),
+);
+
+/**
+ * The sample of a provider, or undefined when there is none.
+ *
+ * @example
+ * ```ts
+ * sampleFor("stripe")?.defaultType; // "customer.subscription.updated"
+ * ```
+ */
+export function sampleFor(provider: string): ProviderSample | undefined {
+  return providerSamples.get(provider);
+}
+
+/**
+ * The source config (provider, secret as the receiver holds it, and the options the sample's
+ * layout needs) under which a hookinbox source accepts a provider's sample sent to `url`.
+ *
+ * @example
+ * ```ts
+ * sampleSourceConfig(squareSample, "sig-key", "http://127.0.0.1:8080/webhooks/square");
+ * // { provider: "square", secrets: ["sig-key"], notificationUrl: "http://127.0.0.1:8080/webhooks/square" }
+ * ```
+ */
+export function sampleSourceConfig(
+  sample: ProviderSample,
+  secret: string,
+  url: string,
+): Record<string, unknown> {
+  return {
+    provider: sample.provider,
+    secrets: [sample.receiverSecret?.(secret) ?? secret],
+    ...sample.sourceOptions?.(url),
+  };
+}

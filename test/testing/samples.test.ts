@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config/index.ts";
+import { providerNames } from "../../src/config/schema.ts";
+import { isHookinboxError } from "../../src/errors.ts";
+import { readHeaders } from "../../src/ingest/headers.ts";
+import { identify } from "../../src/ingest/identify.ts";
+import {
+  alterOneByte,
+  providerSamples,
+  sampleSourceConfig,
+} from "../../src/testing/samples/index.ts";
+import type { ProviderSample, SampleRequest } from "../../src/testing/samples/types.ts";
+
+// Every provider a source may name has a sample, and our own verifier (the scheme a source of
+// that provider gets) accepts it, finds the dedup key the sample announces, answers its
+// handshake, and refuses it once one signed byte changes.
+
+const url = "https://hooks.example.com/webhooks/probe";
+const nowMs = Date.UTC(2026, 10, 30, 12, 0, 0);
+
+function sourceFor(sample: ProviderSample, secret: string, at = url) {
+  const config = resolveConfig({ sources: { probe: sampleSourceConfig(sample, secret, at) } }, {});
+  const source = config.sources.get("probe");
+  if (!source) throw new Error("no source");
+  return source;
+}
+
+function signedRequest(request: SampleRequest) {
+  const headers = new Map(Object.entries(request.headers));
+  const target = new URL(request.url);
+  return {
+    method: "POST",
+    url: target.pathname + target.search,
+    headers: { get: (name: string) => headers.get(name) },
+    body: new TextEncoder().encode(request.body),
+  };
+}
+
+function verify(sample: ProviderSample, secret: string, request: SampleRequest, at = nowMs) {
+  const source = sourceFor(sample, secret);
+  const signed = signedRequest(request);
+  const active = source.secrets.map((s, index) => ({ index, value: s.value }));
+  return { source, signed, verified: source.scheme.verifier.verify(signed, active, at) };
+}
+
+function firstItemIdentity(sample: ProviderSample, secret: string, request: SampleRequest) {
+  const { source, signed } = verify(sample, secret, request);
+  const items = source.scheme.split?.(signed);
+  const headers = readHeaders(request.headers);
+  const body = items?.[0]?.body ?? signed.body;
+  return identify(source.identity, headers, body);
+}
+
+describe("provider samples", () => {
+  it("every provider a source may name has exactly one sample", () => {
+    expect([...providerSamples.keys()].sort()).toEqual([...providerNames].sort());
+  });
+
+  describe.each([...providerSamples.values()])("$provider", (sample) => {
+    const secret = sample.exampleSecret;
+    const input = { secret, url, nowMs, id: sample.newId() };
+
+    it("verifies with our own scheme and carries the dedup key and type it announces", () => {
+      const request = sample.build(input);
+      expect(() => verify(sample, secret, request)).not.toThrow();
+      const identity = firstItemIdentity(sample, secret, request);
+      expect(identity.dedupKey).toBe(request.eventId);
+      expect(request.type).toBe(sample.defaultType);
+    });
+
+    it("an unhandled type and an explicit resource still verify", () => {
+      const request = sample.build({
+        ...input,
+        type: sample.unhandledType,
+        resource: "res_42",
+        sequence: 1_700_000_000,
+      });
+      expect(() => verify(sample, secret, request)).not.toThrow();
+      expect(firstItemIdentity(sample, secret, request).dedupKey).toBe(request.eventId);
+    });
+
+    it("the same id gives the same dedup key on a redelivery signed later", () => {
+      const first = sample.build(input);
+      const again = sample.build({ ...input, nowMs: nowMs + 2_000, redelivery: true });
+      expect(firstItemIdentity(sample, secret, again).dedupKey).toBe(first.eventId);
+    });
+
+    it("one altered signed byte is refused", () => {
+      if (sample.traits(secret).signs === "nothing") return;
+      const request = sample.build(input);
+      const body = (sample.tamper ?? alterOneByte)(request.body);
+      expect(body).not.toBe(request.body);
+      expect(body.length).toBe(request.body.length);
+      let code: string | undefined;
+      try {
+        verify(sample, secret, { ...request, body });
+      } catch (error) {
+        if (isHookinboxError(error)) code = error.code;
+      }
+      expect(code).toMatch(/^HOOKINBOX_SIGNATURE_/);
+    });
+
+    it("a timestamp outside the provider's window is refused", () => {
+      const window = sample.traits(secret).timestampWindowMs;
+      if (window === undefined) return;
+      const request = sample.build({ ...input, nowMs: nowMs - window - 60_000 });
+      let code: string | undefined;
+      try {
+        verify(sample, secret, request);
+      } catch (error) {
+        if (isHookinboxError(error)) code = error.code;
+      }
+      expect(code).toBe("HOOKINBOX_TIMESTAMP_TOO_OLD");
+    });
+
+    it("its handshake is verified and answered as the provider expects", () => {
+      if (!sample.handshake) return;
+      const handshake = sample.handshake(input);
+      const { source, signed, verified } = verify(sample, secret, handshake.request);
+      const active = source.secrets[verified.secretIndex];
+      const answer = source.scheme.handshake?.(signed, verified, {
+        index: verified.secretIndex,
+        value: active?.value ?? "",
+      });
+      expect(answer).toBeDefined();
+      expect(handshake.accepts(answer?.status ?? 0, answer?.body ?? "")).toBe(true);
+      expect(handshake.accepts(200, "wrong")).toBe(false);
+    });
+  });
+});
