@@ -4,6 +4,7 @@ import { dlqCommand } from "./dlq.ts";
 import { effectsCommand } from "./effects.ts";
 import { eventsCommand } from "./events.ts";
 import { migrateCommand } from "./migrate.ts";
+import { probeCommand } from "./probe.ts";
 import { replayCommand } from "./replay.ts";
 import { sendCommand } from "./send.ts";
 import { startCommand } from "./start.ts";
@@ -19,6 +20,8 @@ Usage:
   hookinbox send <source> [--url URL] [--type T]          sign and post a test event to a configured source
   hookinbox send <provider> --to URL --secret S [--type T] [--id ID] [--data FILE] [--times N] [--parallel N] [--delay MS] [--replay-of ID] [--json]
                                                           send a provider's signed sample to any receiver
+  hookinbox probe URL --provider P --secret S [--effects URL|CMD] [--budget MS] [--json]
+                                                          test a receiver the way providers treat it (exit 1 on a failed check)
   hookinbox replay <eventId> [--target T ...] [--json]    re-deliver one event (new deliveries, flagged replay)
   hookinbox replay --filter source=S,type=T,status=S,from=ISO,to=ISO [--target T ...] [--json]
   hookinbox dlq list [--target T] [--limit N] [--cursor C] [--json]   dead-lettered deliveries
@@ -59,6 +62,8 @@ export async function main(
         return await eventsCommand(ctx, args);
       case "send":
         return await sendCommand(ctx, args);
+      case "probe":
+        return await probeCommand(ctx, args);
       case "replay":
         return await replayCommand(ctx, args);
       case "dlq":

@@ -1,10 +1,10 @@
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.ts";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
 import { providerSamples, sampleSourceConfig } from "../../src/testing/samples/index.ts";
+import { runCli } from "../helpers/cli-capture.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 // `hookinbox send <provider> --to URL`: every provider's sample, sent by the real CLI code over
@@ -22,28 +22,7 @@ function freePort(): Promise<number> {
   });
 }
 
-async function cli(args: string[], env: Record<string, string> = {}) {
-  let stdout = "";
-  let stderr = "";
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk, _encoding, done) {
-        append(String(chunk));
-        done();
-      },
-    });
-  const code = await main(args, {
-    cwd: process.cwd(),
-    env,
-    stdout: sink((s) => {
-      stdout += s;
-    }),
-    stderr: sink((s) => {
-      stderr += s;
-    }),
-  });
-  return { code, stdout, stderr };
-}
+const cli = runCli;
 
 const tmp = tempDir();
 let gateway: Gateway;
@@ -171,6 +150,29 @@ describe("hookinbox send <provider> --to URL", () => {
     ]);
     expect(sent.code).toBe(1);
     expect(sent.stdout).toMatch(/^send 1\/1 {2}401 /m);
+  });
+
+  it("the configured-source form (`send <source> --url`) still signs with the source's secret", async () => {
+    const config = join(tmp.dir, "hookinbox.config.json");
+    const secret = providerSamples.get("stripe")!.exampleSecret;
+    writeFileSync(
+      config,
+      JSON.stringify({ sources: { stripe: { provider: "stripe", secrets: [secret] } } }),
+    );
+    const before = await events("stripe");
+    const sent = await cli([
+      "send",
+      "stripe",
+      "--config",
+      config,
+      "--url",
+      base,
+      "--type",
+      "invoice.paid",
+    ]);
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toMatch(/^200 /);
+    expect(await events("stripe")).toBe(before + 1);
   });
 
   it("an unknown provider and a missing secret are usage errors with a code", async () => {
