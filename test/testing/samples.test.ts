@@ -7,6 +7,7 @@ import { identify } from "../../src/ingest/identify.ts";
 import {
   alterOneByte,
   providerSamples,
+  providersWithoutSample,
   sampleSourceConfig,
 } from "../../src/testing/samples/index.ts";
 import type { ProviderSample, SampleRequest } from "../../src/testing/samples/types.ts";
@@ -36,15 +37,15 @@ function signedRequest(request: SampleRequest) {
   };
 }
 
-function verify(sample: ProviderSample, secret: string, request: SampleRequest, at = nowMs) {
+async function verify(sample: ProviderSample, secret: string, request: SampleRequest, at = nowMs) {
   const source = sourceFor(sample, secret);
   const signed = signedRequest(request);
   const active = source.secrets.map((s, index) => ({ index, value: s.value }));
-  return { source, signed, verified: source.scheme.verifier.verify(signed, active, at) };
+  return { source, signed, verified: await source.scheme.verifier.verify(signed, active, at) };
 }
 
-function firstItemIdentity(sample: ProviderSample, secret: string, request: SampleRequest) {
-  const { source, signed } = verify(sample, secret, request);
+async function firstItemIdentity(sample: ProviderSample, secret: string, request: SampleRequest) {
+  const { source, signed } = await verify(sample, secret, request);
   const items = source.scheme.split?.(signed);
   const headers = readHeaders(request.headers);
   const body = items?.[0]?.body ?? signed.body;
@@ -52,40 +53,46 @@ function firstItemIdentity(sample: ProviderSample, secret: string, request: Samp
 }
 
 describe("provider samples", () => {
-  it("every provider a source may name has exactly one sample", () => {
-    expect([...providerSamples.keys()].sort()).toEqual([...providerNames].sort());
+  it("every provider a source may name has a sample, except the ones listed as not yet covered", () => {
+    const missing = providerNames.filter((name) => !providerSamples.has(name));
+    expect(missing.sort()).toEqual([...providersWithoutSample].sort());
+    expect(
+      [...providerSamples.keys()].every((name) =>
+        (providerNames as readonly string[]).includes(name),
+      ),
+    ).toBe(true);
   });
 
   describe.each([...providerSamples.values()])("$provider", (sample) => {
     const secret = sample.exampleSecret;
     const input = { secret, url, nowMs, id: sample.newId() };
 
-    it("verifies with our own scheme and carries the dedup key and type it announces", () => {
+    it("verifies with our own scheme and carries the dedup key and type it announces", async () => {
       const request = sample.build(input);
-      expect(() => verify(sample, secret, request)).not.toThrow();
-      const identity = firstItemIdentity(sample, secret, request);
+      await expect(verify(sample, secret, request)).resolves.toBeDefined();
+      const identity = await firstItemIdentity(sample, secret, request);
       expect(identity.dedupKey).toBe(request.eventId);
       expect(request.type).toBe(sample.defaultType);
     });
 
-    it("an unhandled type and an explicit resource still verify", () => {
+    it("an unhandled type and an explicit resource still verify", async () => {
       const request = sample.build({
         ...input,
         type: sample.unhandledType,
         resource: "res_42",
         sequence: 1_700_000_000,
       });
-      expect(() => verify(sample, secret, request)).not.toThrow();
-      expect(firstItemIdentity(sample, secret, request).dedupKey).toBe(request.eventId);
+      await expect(verify(sample, secret, request)).resolves.toBeDefined();
+      expect((await firstItemIdentity(sample, secret, request)).dedupKey).toBe(request.eventId);
     });
 
-    it("the same id gives the same dedup key on a redelivery signed later", () => {
+    it("the same id gives the same dedup key on a redelivery signed later", async () => {
       const first = sample.build(input);
       const again = sample.build({ ...input, nowMs: nowMs + 2_000, redelivery: true });
-      expect(firstItemIdentity(sample, secret, again).dedupKey).toBe(first.eventId);
+      expect((await firstItemIdentity(sample, secret, again)).dedupKey).toBe(first.eventId);
     });
 
-    it("one altered signed byte is refused", () => {
+    it("one altered signed byte is refused", async () => {
       if (sample.traits(secret).signs === "nothing") return;
       const request = sample.build(input);
       const body = (sample.tamper ?? alterOneByte)(request.body);
@@ -93,34 +100,34 @@ describe("provider samples", () => {
       expect(body.length).toBe(request.body.length);
       let code: string | undefined;
       try {
-        verify(sample, secret, { ...request, body });
+        await verify(sample, secret, { ...request, body });
       } catch (error) {
         if (isHookinboxError(error)) code = error.code;
       }
       expect(code).toMatch(/^HOOKINBOX_SIGNATURE_/);
     });
 
-    it("a timestamp outside the provider's window is refused", () => {
+    it("a timestamp outside the provider's window is refused", async () => {
       const window = sample.traits(secret).timestampWindowMs;
       if (window === undefined) return;
       const request = sample.build({ ...input, nowMs: nowMs - window - 60_000 });
       let code: string | undefined;
       try {
-        verify(sample, secret, request);
+        await verify(sample, secret, request);
       } catch (error) {
         if (isHookinboxError(error)) code = error.code;
       }
       expect(code).toBe("HOOKINBOX_TIMESTAMP_TOO_OLD");
     });
 
-    it("its handshake is verified and answered as the provider expects", () => {
+    it("its handshake is verified and answered as the provider expects", async () => {
       if (!sample.handshake) return;
       const handshake = sample.handshake(input);
-      const { source, signed, verified } = verify(sample, secret, handshake.request);
-      const active = source.secrets[verified.secretIndex];
+      const { source, signed, verified } = await verify(sample, secret, handshake.request);
+      const index = verified.secretIndex ?? 0;
       const answer = source.scheme.handshake?.(signed, verified, {
-        index: verified.secretIndex,
-        value: active?.value ?? "",
+        index,
+        value: source.secrets[index]?.value ?? "",
       });
       expect(answer).toBeDefined();
       expect(handshake.accepts(answer?.status ?? 0, answer?.body ?? "")).toBe(true);
