@@ -110,6 +110,10 @@ const registry = {
     status: 500,
     message: "ctx.transaction may run once per delivery attempt",
   },
+  HOOKINBOX_HANDLER_TIMEOUT: {
+    status: 500,
+    message: "The handler ran past its timeout; its signal was aborted",
+  },
   HOOKINBOX_UNKNOWN_TARGET: { status: 400, message: "Unknown target" },
   // config and CLI
   HOOKINBOX_CONFIG_INVALID: { status: 500, message: "Config is invalid" },

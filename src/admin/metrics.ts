@@ -2,7 +2,14 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { QueueGauges } from "../store/queue-types.ts";
 
 /** How a delivery attempt ended, as the worker counts it. */
-export type DeliveryOutcomeLabel = "done" | "stale" | "retry" | "dead" | "lease-lost" | "crashed";
+export type DeliveryOutcomeLabel =
+  | "done"
+  | "stale"
+  | "retry"
+  | "dead"
+  | "lease-lost"
+  | "abandoned"
+  | "crashed";
 
 /** What ingest reports per event or rejection (the `outcome` of its log line). */
 export interface IngestMetrics {

@@ -126,6 +126,7 @@ function resolveHandlers(
       target: pattern,
       handler: handler as Handler,
       leaseMs: options?.lease === undefined ? leaseMs : (parseDuration(options.lease) ?? leaseMs),
+      timeoutMs: parseDuration(options?.timeout ?? "5m") ?? 300_000,
       retry: retryPolicy(config.retry, options?.retry),
       stale: options?.stale ?? "skip",
       onDeadLetter: options?.onDeadLetter ?? "block",

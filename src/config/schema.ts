@@ -223,6 +223,8 @@ export const retrySchema = z.strictObject({
 
 const handlerOptionsSchema = z.strictObject({
   lease: duration.optional(),
+  /** An attempt longer than this is aborted and counts as failed (default 5m). */
+  timeout: duration.optional(),
   retry: retrySchema.optional(),
   stale: z.enum(["skip", "deliver"]).optional(),
   onDeadLetter: z.enum(["block", "continue"]).optional(),

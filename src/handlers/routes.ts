@@ -14,6 +14,8 @@ export interface ResolvedHandler {
   readonly target: string;
   readonly handler: Handler;
   readonly leaseMs: number;
+  /** An attempt running longer is aborted (`ctx.signal`) and counts as failed. */
+  readonly timeoutMs: number;
   readonly retry: RetryPolicy;
   readonly stale: "skip" | "deliver";
   readonly onDeadLetter: "block" | "continue";

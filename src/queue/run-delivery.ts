@@ -1,4 +1,4 @@
-import { isHookinboxError } from "../errors.ts";
+import { hookinboxError, isHookinboxError } from "../errors.ts";
 import { createHandlerContext } from "../handlers/context.ts";
 import { isPermanent } from "../handlers/errors.ts";
 import { type ResolvedHandler, retryDelay } from "../handlers/routes.ts";
@@ -7,7 +7,7 @@ import type { ClaimedDelivery, CompleteInput, QueueStore } from "../store/queue-
 import { toHandlerEvent } from "./handler-event.ts";
 
 /** How one attempt ended, for the worker's bookkeeping and tests. */
-export type RunOutcome = "done" | "stale" | "retry" | "dead" | "lease-lost";
+export type RunOutcome = "done" | "stale" | "retry" | "dead" | "lease-lost" | "abandoned";
 
 /** What running one claimed delivery needs. */
 export interface RunContext {
@@ -108,17 +108,36 @@ export async function runDelivery(
       return "stale";
     }
     const started = performance.now();
+    // The handler's signal: aborted by the worker's (shutdown) or by the handler's timeout.
+    const attempt = new AbortController();
+    const onShutdown = () => attempt.abort(signal.reason);
+    if (signal.aborted) onShutdown();
+    else signal.addEventListener("abort", onShutdown, { once: true });
     const { ctx, state } = createHandlerContext({
       store,
       delivery,
       workerId: context.workerId,
       now,
       logger: log,
-      signal,
+      signal: attempt.signal,
       onEffectHeld: context.onEffectHeld,
     });
     try {
-      await handler.handler(toHandlerEvent(delivery), ctx);
+      const ran = await runWithTimeout(
+        () => handler.handler(toHandlerEvent(delivery), ctx),
+        attempt,
+        handler.timeoutMs,
+      );
+      if (ran === "abandoned") {
+        // Nothing is recorded: the lease is left to expire (the heartbeat stops renewing it),
+        // so no second run of this delivery starts while this one may still be going; the
+        // rescue then counts the try (outcome lease-expired).
+        log.error(
+          { outcome: "abandoned", timeoutMs: handler.timeoutMs },
+          "handler ignored its timeout's abort signal; abandoned, its lease left to expire",
+        );
+        return "abandoned";
+      }
       if (!state.completed) await store.completeDelivery(input());
       log.info({ outcome: "done", ms: Math.round(performance.now() - started) }, "delivery");
       return "done";
@@ -150,5 +169,49 @@ export async function runDelivery(
       return "lease-lost";
     }
     throw error;
+  }
+}
+
+/** How long a handler may take to settle after its timeout aborted its signal. */
+export function abandonGraceMs(timeoutMs: number): number {
+  return Math.min(10_000, timeoutMs);
+}
+
+/**
+ * Runs a handler with a timeout: at `timeoutMs` its signal aborts with
+ * `HOOKINBOX_HANDLER_TIMEOUT` and the attempt fails with that error (whatever the handler threw
+ * on abort). If it has not settled `abandonGraceMs` later, it is abandoned: "abandoned" is
+ * returned and the promise is left to run out on its own.
+ */
+async function runWithTimeout(
+  run: () => Promise<unknown> | unknown,
+  attempt: AbortController,
+  timeoutMs: number,
+): Promise<"settled" | "abandoned"> {
+  const timeoutError = hookinboxError("HOOKINBOX_HANDLER_TIMEOUT", `after ${timeoutMs} ms`);
+  let grace: NodeJS.Timeout | undefined;
+  let abandon: () => void = () => undefined;
+  const abandoned = new Promise<"abandoned">((resolve) => {
+    abandon = () => resolve("abandoned");
+  });
+  const timer = setTimeout(() => {
+    attempt.abort(timeoutError);
+    grace = setTimeout(abandon, abandonGraceMs(timeoutMs));
+  }, timeoutMs);
+  try {
+    const settled = Promise.resolve()
+      .then(run)
+      .then(
+        // A handler that still finishes within the grace did its work: it is done.
+        () => "settled" as const,
+        (error: unknown) => {
+          throw attempt.signal.reason === timeoutError ? timeoutError : error;
+        },
+      );
+    settled.catch(() => undefined);
+    return await Promise.race([settled, abandoned]);
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(grace);
   }
 }

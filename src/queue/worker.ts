@@ -69,6 +69,7 @@ export function startWorker(options: WorkerOptions): Worker {
     retry: 0,
     dead: 0,
     "lease-lost": 0,
+    abandoned: 0,
   };
   let stopping = false;
   let pumping = false;
