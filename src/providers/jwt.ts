@@ -22,9 +22,12 @@ export interface ParsedJws {
 
 const base64Url = /^[A-Za-z0-9_-]*$/;
 
+/** Strict base64url without padding: each byte string has one accepted spelling. */
 function decodeSegment(segment: string): Buffer | undefined {
   if (!base64Url.test(segment) || segment.length % 4 === 1) return undefined;
-  return Buffer.from(segment, "base64url");
+  const bytes = Buffer.from(segment, "base64url");
+  // Re-encoding rejects non-zero trailing bits, so a flipped unused bit is not the same token.
+  return bytes.toString("base64url") === segment ? bytes : undefined;
 }
 
 function jsonObject(bytes: Buffer | undefined): Record<string, unknown> | undefined {

@@ -36,6 +36,7 @@ import { linearScheme } from "../../src/providers/linear.ts";
 import { mercadoPagoScheme } from "../../src/providers/mercadopago.ts";
 import { paddleScheme } from "../../src/providers/paddle.ts";
 import { presetScheme } from "../../src/providers/presets.ts";
+import { sendgridScheme } from "../../src/providers/sendgrid.ts";
 import { shopifyScheme } from "../../src/providers/shopify.ts";
 import { slackScheme } from "../../src/providers/slack.ts";
 import { splitJson } from "../../src/providers/split.ts";
@@ -49,12 +50,13 @@ import type { ProviderScheme, SignedRequest } from "../../src/providers/types.js
 import { zoomScheme } from "../../src/providers/zoom.ts";
 
 /**
- * Runs per property: 34 schemes × (2000 fuzz + 500 tamper + 500 positive), + 1000 foreign-body
- * runs for the 30 that sign raw bytes, + 1000 header runs for the 33 with signature headers,
- * + 8 parser properties × 2000: about 181 000 checked inputs (counted, see the end).
+ * Runs per property: 35 schemes × (2000 fuzz + 500 tamper + 500 positive), + 1000 foreign-body
+ * runs for the 31 that sign raw bytes, + 1000 header runs for the 34 with signature headers,
+ * + 8 parser properties × 2000: about 186 000 checked inputs (counted, see the end). The
+ * fetched-key schemes (SNS, Pub/Sub, Plaid, PayPal) verify asynchronously: property-keyed.test.ts.
  */
 const RUNS = { fuzz: 2000, foreign: 1000, header: 1000, tamper: 500, positive: 500, parser: 2000 };
-const MIN_TOTAL = 175_000;
+const MIN_TOTAL = 180_000;
 
 let executed = 0;
 
@@ -228,6 +230,10 @@ const DISCORD_PUBLIC = discordKeys.publicKey
   .export({ format: "der", type: "spki" })
   .subarray(12)
   .toString("hex");
+const sendgridKeys = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+const SENDGRID_PUBLIC = sendgridKeys.publicKey
+  .export({ format: "der", type: "spki" })
+  .toString("base64");
 const adyen = new hmacValidator();
 const ADYEN_KEY = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056";
 
@@ -577,6 +583,29 @@ const fixtures: Fixture<unknown>[] = [
           discordKeys.privateKey,
         ).toString("hex"),
         "x-signature-timestamp": String(T),
+      },
+    }),
+  }),
+  fixture({
+    name: "sendgrid",
+    scheme: sendgridScheme({ toleranceMs: 300_000 }),
+    secret: SENDGRID_PUBLIC,
+    headers: ["x-twilio-email-event-webhook-signature", "x-twilio-email-event-webhook-timestamp"],
+    signedHeaders: [
+      "x-twilio-email-event-webhook-signature",
+      "x-twilio-email-event-webhook-timestamp",
+    ],
+    signsRawBody: true,
+    payload: rawBody,
+    build: (body) => ({
+      body,
+      headers: {
+        "x-twilio-email-event-webhook-signature": edSign(
+          "sha256",
+          Buffer.concat([Buffer.from(String(T)), body]),
+          sendgridKeys.privateKey,
+        ).toString("base64"),
+        "x-twilio-email-event-webhook-timestamp": String(T),
       },
     }),
   }),

@@ -135,7 +135,8 @@ export async function fetchKeyText(
   const limit = timeout(request.timeoutMs);
   let response: KeyFetchResponse;
   try {
-    response = await Promise.race([fetcher(request), limit.promise]);
+    // Fetch exactly the URL that was checked (normalised), never the spelling that was sent.
+    response = await Promise.race([fetcher({ ...request, url: url.href }), limit.promise]);
   } catch (error) {
     throw hookinboxError(
       "HOOKINBOX_KEY_UNAVAILABLE",

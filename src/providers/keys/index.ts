@@ -7,7 +7,13 @@
 import type { KeyObject } from "node:crypto";
 import { hookinboxError } from "../../errors.ts";
 import { KeyCache, KeySetCache } from "./cache.ts";
-import { fetchKeyText, httpKeyFetcher, type KeyFetcher, type KeyUrlRule } from "./fetcher.ts";
+import {
+  checkKeyUrl,
+  fetchKeyText,
+  httpKeyFetcher,
+  type KeyFetcher,
+  type KeyUrlRule,
+} from "./fetcher.ts";
 import { type CertifiedKey, parseCertificate, parseJwks } from "./public-keys.ts";
 
 export { KeyCache, type KeyCacheOptions, KeySetCache, type KeySetOptions } from "./cache.ts";
@@ -77,8 +83,10 @@ export function certificateSource(
     negativeTtlMs: 60_000,
   });
   return async (url, nowMs) => {
-    const certificate = await cache.get(url, nowMs, async () =>
-      parseCertificate(await fetchKeyText(fetcher, { url, method: "GET", timeoutMs }, rules)),
+    // Cached by the checked, normalised URL: spellings of one URL share an entry.
+    const href = checkKeyUrl(url, rules).href;
+    const certificate = await cache.get(href, nowMs, async () =>
+      parseCertificate(await fetchKeyText(fetcher, { url: href, method: "GET", timeoutMs }, rules)),
     );
     if (nowMs < certificate.notBefore || nowMs > certificate.notAfter) {
       throw hookinboxError("HOOKINBOX_KEY_UNKNOWN", "the signing certificate is not valid now");
