@@ -36,6 +36,9 @@ export type * from "./types.ts";
 export const providersWithoutSample: readonly string[] = [
   "sendgrid",
   "sns",
+  "pubsub",
+  "plaid",
+  "paypal",
   "clerk",
   "resend",
   "workos",
