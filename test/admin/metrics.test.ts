@@ -58,7 +58,7 @@ async function setup(factory: StoreFactory) {
   return { env, clock, config, store };
 }
 
-describe.each(storeFactories())("/metrics ($kind)", (factory) => {
+describe.each(storeFactories())("/metrics ($name)", (factory) => {
   it("counts exactly what arrived and ran, and reads queue figures from the store", async () => {
     const { env, clock, config } = await setup(factory);
     const worker = env.inbox.startWorker();

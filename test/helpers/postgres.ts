@@ -9,6 +9,14 @@ export function postgresServerUrl(): string {
   return url;
 }
 
+/**
+ * PgBouncer (transaction mode) in front of the run's server, or "" where the global setup could not
+ * start it (it said so loudly).
+ */
+export function pgbouncerServerUrl(): string {
+  return inject("pgbouncerUrl") ?? "";
+}
+
 /** A URL to another database on the same server. */
 export function databaseUrl(
   server: string,

@@ -2,13 +2,15 @@
 // SQLite: a file in a temp folder. PostgreSQL: a fresh database per store (dropped by its
 // cleanup) with hookinbox in its default schema `hookinbox` and the test's own tables in `public`,
 // as in a user's database: a handler's `ctx.transaction` must find them with the database's
-// default search_path.
+// default search_path. PgBouncer: the same, with the store URL through a real PgBouncer in
+// transaction mode (`?pgbouncer=true`, no directUrl: migrations through the pooler, no LISTEN);
+// the test's own SQL connects directly.
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { parsePostgresUrl } from "../../src/store/postgres/connection.ts";
 import { type Dialect, dialectOf, type StoreKind } from "./dialect.ts";
-import { freshDatabase } from "./postgres.ts";
+import { freshDatabase, pgbouncerServerUrl } from "./postgres.ts";
 import { tempDir } from "./temp.ts";
 
 export type { Dialect, StoreKind } from "./dialect.ts";
@@ -36,6 +38,8 @@ export interface TestStore {
 
 export interface StoreFactory {
   readonly kind: StoreKind;
+  /** `sqlite`, `postgres`, or `pgbouncer` (PostgreSQL behind PgBouncer in transaction mode). */
+  readonly name: "sqlite" | "postgres" | "pgbouncer";
   open(): Promise<TestStore>;
 }
 
@@ -93,12 +97,18 @@ function sqliteStore(): TestStore {
   };
 }
 
-async function postgresStore(): Promise<TestStore> {
+async function postgresStore(through: "direct" | "pgbouncer"): Promise<TestStore> {
   const tmp = tempDir();
   const database = await freshDatabase();
-  const url = database.url;
-  const dialect = dialectOf(url);
-  const pool = schemaPool(url);
+  const dialect = dialectOf(database.url);
+  const pool = schemaPool(database.url);
+  let url = database.url;
+  if (through === "pgbouncer") {
+    const bouncer = new URL(pgbouncerServerUrl());
+    bouncer.pathname = new URL(database.url).pathname;
+    bouncer.searchParams.set("pgbouncer", "true");
+    url = bouncer.toString();
+  }
   const rows = async <Row>(sql: string, params: readonly unknown[] = []) =>
     (await pool.query(dialect.sql(sql), params as unknown[])).rows as Row[];
   return {
@@ -118,19 +128,22 @@ async function postgresStore(): Promise<TestStore> {
 }
 
 /**
- * The stores to run a test file on. `HOOKINBOX_TEST_STORES=sqlite` (or `postgres`) narrows the
- * matrix while working on one store.
+ * The stores to run a test file on: SQLite, PostgreSQL, and PostgreSQL through PgBouncer (left out,
+ * loudly, where the global setup could not start PgBouncer). `HOOKINBOX_TEST_STORES=sqlite` (or
+ * `postgres`, `pgbouncer`, comma-separated) narrows the matrix while working on one store.
  *
  * @example
  * ```ts
- * describe.each(storeFactories())("ordering ($kind)", ({ open }) => { … });
+ * describe.each(storeFactories())("ordering ($name)", ({ open }) => { … });
  * ```
  */
 export function storeFactories(): StoreFactory[] {
   const all: StoreFactory[] = [
-    { kind: "sqlite", open: async () => sqliteStore() },
-    { kind: "postgres", open: postgresStore },
+    { kind: "sqlite", name: "sqlite", open: async () => sqliteStore() },
+    { kind: "postgres", name: "postgres", open: () => postgresStore("direct") },
   ];
+  if (pgbouncerServerUrl() !== "")
+    all.push({ kind: "postgres", name: "pgbouncer", open: () => postgresStore("pgbouncer") });
   const only = process.env.HOOKINBOX_TEST_STORES?.split(",").map((s) => s.trim());
-  return only ? all.filter((f) => only.includes(f.kind)) : all;
+  return only ? all.filter((f) => only.includes(f.name)) : all;
 }

@@ -5,7 +5,7 @@ import { storeFactories, type TestStore } from "../helpers/stores.ts";
 
 const token = "test-admin-token";
 
-describe.each(storeFactories())("gateway over real HTTP ($kind)", (factory) => {
+describe.each(storeFactories())("gateway over real HTTP ($name)", (factory) => {
   let gateway: Gateway;
   let store: TestStore;
 

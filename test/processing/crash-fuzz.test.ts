@@ -45,7 +45,7 @@ const countOpen = (store: TestStore) =>
   store.count("SELECT count(*) AS n FROM deliveries WHERE status <> 'done'");
 
 describe.each(storeFactories())(
-  "crash fuzz: SIGKILL the worker process at random moments while events flow ($kind)",
+  "crash fuzz: SIGKILL the worker process at random moments while events flow ($name)",
   (factory) => {
     const { events, kills } = sizes[factory.kind];
     it(`${events} events, ${kills} kills: every event has exactly one committed handler row`, {
@@ -119,7 +119,7 @@ describe.each(storeFactories())(
       const lost = perEvent.filter((e) => e.n === 0).length;
       const duplicated = perEvent.filter((e) => e.n > 1).length;
       console.info(
-        `crash fuzz (${factory.kind}): ${killed} SIGKILLs, ${perEvent.length} events, ${reruns} re-runs (${rescued} rescued leases), ${lost} lost, ${duplicated} duplicated; drained ${Math.round(drainMs)} ms after the last kill`,
+        `crash fuzz (${factory.name}): ${killed} SIGKILLs, ${perEvent.length} events, ${reruns} re-runs (${rescued} rescued leases), ${lost} lost, ${duplicated} duplicated; drained ${Math.round(drainMs)} ms after the last kill`,
       );
       expect(perEvent).toHaveLength(events);
       expect(statuses).toEqual([{ status: "done", n: events }]);

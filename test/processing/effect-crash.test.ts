@@ -39,11 +39,16 @@ const lines = (file: string) =>
   existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean) : [];
 
 const cases = storeFactories().flatMap((factory) =>
-  (["reclaim", "hold"] as const).map((onStale) => ({ factory, onStale, kind: factory.kind })),
+  (["reclaim", "hold"] as const).map((onStale) => ({
+    factory,
+    onStale,
+    kind: factory.kind,
+    name: factory.name,
+  })),
 );
 
 describe.each(cases)(
-  "worker SIGKILLed between an effect's claim and its completion ($kind, onStale: $onStale)",
+  "worker SIGKILLed between an effect's claim and its completion ($name, onStale: $onStale)",
   ({ factory, onStale }) => {
     it(
       onStale === "reclaim"

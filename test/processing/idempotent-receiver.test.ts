@@ -95,7 +95,7 @@ async function settled(env: Env, eventId: string) {
   });
 }
 
-describe.each(storeFactories())("idempotent receiver ($kind)", (factory) => {
+describe.each(storeFactories())("idempotent receiver ($name)", (factory) => {
   it("the same event twice in a row → one effect, one credit", async () => {
     const env = await start(factory);
     const request = stripeRequest("evt_twice");

@@ -80,7 +80,7 @@ const events = Array.from({ length: keys * perKey }, (_, i) => ({
   seq: Math.floor(i / keys) + 1,
 }));
 
-describe.each(storeFactories())("ordering keys ($kind)", ({ open }) => {
+describe.each(storeFactories())("ordering keys ($name)", ({ open }) => {
   it(`${keys} keys × ${perKey} events stored shuffled, concurrency 8: each key in version order, never overlapping; keys interleave`, async () => {
     const record = recorder();
     const store = await open();

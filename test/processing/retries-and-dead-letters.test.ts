@@ -43,7 +43,7 @@ async function deliveryOf(env: Awaited<ReturnType<typeof setup>>, eventId: strin
   return event!.deliveries[0]!;
 }
 
-describe.each(storeFactories())("retries with a controllable clock ($kind)", (factory) => {
+describe.each(storeFactories())("retries with a controllable clock ($name)", (factory) => {
   it("follows the backoff schedule exactly, then dead-letters after maxAttempts and alerts once", async () => {
     let calls = 0;
     const env = await setup(

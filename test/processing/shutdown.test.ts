@@ -8,7 +8,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-describe.each(storeFactories())("worker shutdown ($kind)", (factory) => {
+describe.each(storeFactories())("worker shutdown ($name)", (factory) => {
   it("stops claiming, lets in-flight handlers finish, leaves the rest pending", async () => {
     let started = 0;
     const store = await factory.open();

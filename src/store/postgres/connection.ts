@@ -9,10 +9,23 @@ export interface PostgresUrl {
   readonly schema: string;
   /** Pool size (`?pool=`, default 10). */
   readonly poolSize: number;
+  /**
+   * `?pgbouncer=true` (Prisma's convention): the URL is a transaction-mode pooler (PgBouncer,
+   * Supavisor, Neon's pooler), so no named prepared statements and no session state.
+   */
+  readonly pgbouncer: boolean;
+  /** `?directUrl=` (URL-encoded): a direct connection for migrations, as Prisma's `directUrl`. */
+  readonly directUrl: string | null;
+  /**
+   * Where to `LISTEN`: `?listenUrl=`, else `directUrl`, else (behind a pooler) nowhere: workers
+   * in other processes then find new work by polling (`worker.pollInterval`).
+   */
+  readonly listenUrl: string | null;
 }
 
 /**
- * Parses `postgres://user@host:5432/db?schema=hookinbox&pool=20`.
+ * Parses `postgres://user@host:5432/db?schema=hookinbox&pool=20`, and behind a transaction-mode
+ * pooler `…?pgbouncer=true&directUrl=<URL-encoded direct URL>`.
  *
  * @example
  * ```ts
@@ -37,9 +50,35 @@ export function parsePostgresUrl(url: string): PostgresUrl {
   if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1000) {
     throw hookinboxError("HOOKINBOX_STORE_URL_INVALID", "pool must be an integer from 1 to 1000");
   }
-  parsed.searchParams.delete("schema");
-  parsed.searchParams.delete("pool");
-  return { connectionString: parsed.toString(), schema, poolSize };
+  const flag = parsed.searchParams.get("pgbouncer");
+  if (flag !== null && flag !== "true" && flag !== "false") {
+    throw hookinboxError("HOOKINBOX_STORE_URL_INVALID", "pgbouncer must be true or false");
+  }
+  const pgbouncer = flag === "true";
+  const otherUrl = (name: string): string | null => {
+    const value = parsed.searchParams.get(name);
+    if (value === null || value === "") return null;
+    if (!/^postgres(ql)?:\/\//i.test(value)) {
+      throw hookinboxError(
+        "HOOKINBOX_STORE_URL_INVALID",
+        `${name} must be a URL-encoded postgres:// URL (encodeURIComponent)`,
+      );
+    }
+    return value;
+  };
+  const directUrl = otherUrl("directUrl");
+  const listenUrl = otherUrl("listenUrl") ?? directUrl;
+  for (const name of ["schema", "pool", "pgbouncer", "directUrl", "listenUrl"])
+    parsed.searchParams.delete(name);
+  const connectionString = parsed.toString();
+  return {
+    connectionString,
+    schema,
+    poolSize,
+    pgbouncer,
+    directUrl,
+    listenUrl: listenUrl ?? (pgbouncer ? null : connectionString),
+  };
 }
 
 // SQLSTATEs worth a quick retry: serialization failure, deadlock, admin/crash shutdown, cannot
@@ -131,10 +170,16 @@ export async function withRetry<T>(work: () => Promise<T>): Promise<T> {
  * const pool = createPool(parsePostgresUrl(url), (e) => logger.warn(e));
  * ```
  */
-export function createPool(url: PostgresUrl, onIdleError: (error: Error) => void): pg.Pool {
+export function createPool(
+  url: PostgresUrl,
+  onIdleError: (error: Error) => void,
+  connectionString = url.connectionString,
+  max = url.poolSize,
+): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: url.connectionString,
-    max: url.poolSize,
+    connectionString,
+    max,
+    ...(url.pgbouncer ? { Client: UnnamedStatementClient } : {}),
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
     application_name: "hookinbox",
@@ -150,4 +195,26 @@ export function createPool(url: PostgresUrl, onIdleError: (error: Error) => void
   });
   pool.on("error", onIdleError);
   return pool;
+}
+
+/**
+ * A client that sends every statement unnamed: behind a transaction-mode pooler, consecutive
+ * transactions of one client land on different server connections, where a named statement
+ * prepared on another would be missing. hookinbox's SQL keeps its names (`hookinbox_claim`) for
+ * direct connections; this drops them, and the user's `tx.query` is unnamed too.
+ */
+class UnnamedStatementClient extends pg.Client {
+  // biome-ignore lint/suspicious/noExplicitAny: pg's query has a dozen overloads; this forwards all.
+  override query(config: any, ...rest: any[]): any {
+    if (
+      config &&
+      typeof config === "object" &&
+      typeof config.submit !== "function" &&
+      config.name
+    ) {
+      const { name: _unnamed, ...unnamed } = config;
+      return (super.query as (...args: unknown[]) => unknown)(unnamed, ...rest);
+    }
+    return (super.query as (...args: unknown[]) => unknown)(config, ...rest);
+  }
 }

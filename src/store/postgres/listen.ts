@@ -13,7 +13,7 @@ import type { PostgresUrl } from "./connection.ts";
  * ```
  */
 export function listenForDeliveries(
-  url: PostgresUrl,
+  url: PostgresUrl & { readonly listenUrl: string },
   channel: string,
   onNotify: () => void,
   onError: (error: Error) => void,
@@ -26,7 +26,7 @@ export function listenForDeliveries(
   const connect = async () => {
     if (stopped) return;
     const next = new pg.Client({
-      connectionString: url.connectionString,
+      connectionString: url.listenUrl,
       application_name: "hookinbox-listen",
     });
     next.on("notification", () => onNotify());

@@ -80,7 +80,14 @@ export function openPostgresStore(
     schema: url.schema,
     async migrate() {
       open();
-      return withRetry(() => migratePostgres(pool, url.schema));
+      if (!url.directUrl) return withRetry(() => migratePostgres(pool, url.schema));
+      // Migrations over the direct URL (DDL and its locks never sit behind a pooler's limits).
+      const direct = createPool(url, warn, url.directUrl, 1);
+      try {
+        return await withRetry(() => migratePostgres(direct, url.schema));
+      } finally {
+        await direct.end();
+      }
     },
     async accept(input) {
       open();
@@ -118,8 +125,11 @@ export function openPostgresStore(
     },
     onDeliveries(listener) {
       listeners.add(listener);
+      // Behind a pooler without a listenUrl/directUrl there is no LISTEN: workers in other
+      // processes find new work at their next poll (worker.pollInterval, default 1 s).
+      if (url.listenUrl === null) return () => listeners.delete(listener);
       stopListening ??= listenForDeliveries(
-        url,
+        { ...url, listenUrl: url.listenUrl },
         channel,
         () => {
           for (const l of listeners) l();
