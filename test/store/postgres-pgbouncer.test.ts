@@ -79,56 +79,6 @@ describe.runIf(bouncer !== "")("PostgreSQL behind PgBouncer in transaction mode"
     ).toEqual([{ n: 4 }]);
   });
 
-  it("runs 200 concurrent accepts, claims and transactional completions with no named statement", async () => {
-    const { through, direct } = await database();
-    const store = openPostgresStore(through({ pgbouncer: "true", pool: "12" }));
-    cleanups.push(() => store.close());
-    await store.migrate();
-    await direct.query("CREATE TABLE credits (event_id text PRIMARY KEY)");
-    // 50 distinct events × 4 copies, all at once: PgBouncer multiplexes 12 client connections.
-    const results = await Promise.all(
-      Array.from({ length: 200 }, (_, i) =>
-        store.accept(acceptInput({ identity: { dedupKey: `evt_${i % 50}` }, targets: ["t"] })),
-      ),
-    );
-    expect(results.filter((r) => !r.duplicate)).toHaveLength(50);
-    let done = 0;
-    const work = async (worker: string) => {
-      for (;;) {
-        const now = Date.now();
-        const claimed = await store.claimDeliveries({
-          workerId: worker,
-          limit: 5,
-          leaseMs: 30_000,
-          now,
-        });
-        if (claimed.length === 0) return;
-        await Promise.all(
-          claimed.map((d) =>
-            store.completeDelivery(
-              { deliveryId: d.id, workerId: worker, attempt: d.attempt, now },
-              async (tx) => {
-                await tx.query("INSERT INTO credits (event_id) VALUES ($1)", [d.eventId]);
-                done++;
-              },
-            ),
-          ),
-        );
-      }
-    };
-    await Promise.all(["w1", "w2", "w3"].map(work));
-    expect(done).toBe(50);
-    expect((await direct.query("SELECT count(*)::int AS n FROM credits")).rows).toEqual([
-      { n: 50 },
-    ]);
-    expect(
-      (await direct.query("SELECT status, count(*)::int AS n FROM hookinbox.events GROUP BY 1"))
-        .rows,
-    ).toEqual([{ status: "done", n: 50 }]);
-    // Behind the pooler with no direct URL, nothing listens.
-    expect(await listeners(direct)).toBe(0);
-  });
-
   it("without a direct URL opens no LISTEN connection; with one it listens there and wakes on an accept through the pooler", async () => {
     const { db, through, direct } = await database();
     const pooled = openPostgresStore(through({ pgbouncer: "true" }));
