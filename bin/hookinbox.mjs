@@ -12,6 +12,9 @@ const checkout =
 
 let main;
 if (checkout) {
+  // The repository's tsconfig maps the package's own name to its sources, so a config in
+  // examples/ that imports "hookinbox" runs without a build of dist/.
+  process.env.TSX_TSCONFIG_PATH ??= fileURLToPath(new URL("../tsconfig.json", import.meta.url));
   const [{ register }, { register: registerCjs }] = await Promise.all([
     import("tsx/esm/api"),
     import("tsx/cjs/api"),
