@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { isHookinboxError } from "../errors.ts";
 import type { CliContext } from "./context.ts";
 import { dlqCommand } from "./dlq.ts";
@@ -10,9 +11,26 @@ import { sendCommand } from "./send.ts";
 import { startCommand } from "./start.ts";
 import { stuckCommand } from "./stuck.ts";
 
+/** The version in hookinbox's own package.json (the nearest one named hookinbox above this file). */
+function packageVersion(): string {
+  for (const up of ["../../package.json", "../../../package.json"]) {
+    try {
+      const manifest = JSON.parse(readFileSync(new URL(up, import.meta.url), "utf8")) as {
+        name?: string;
+        version?: string;
+      };
+      if (manifest.name === "hookinbox" && manifest.version) return manifest.version;
+    } catch {
+      // not there: look one folder up (src/cli/ from a checkout, dist/esm/cli/ when built)
+    }
+  }
+  return "unknown";
+}
+
 const usage = `hookinbox: an inbox for webhooks
 
 Usage:
+  hookinbox --version                                      print the version
   hookinbox start [--config FILE] [--port N] [--host H] [--role all|ingest|worker]   run the gateway (default: embedded SQLite)
   hookinbox migrate [--config FILE]                       apply store migrations
   hookinbox events list [--source S] [--type T] [--status S] [--limit N] [--cursor C] [--json]
@@ -73,6 +91,10 @@ export async function main(
       case "effects":
         return await effectsCommand(ctx, args);
       case undefined:
+      case "--version":
+      case "-v":
+        ctx.stdout.write(`hookinbox ${packageVersion()}\n`);
+        return 0;
       case "help":
       case "--help":
       case "-h":

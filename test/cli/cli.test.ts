@@ -120,4 +120,9 @@ describe("hookinbox CLI", () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('unknown command "frobnicate"');
   });
+
+  it("--version prints the package's version and exits 0", async () => {
+    const version = await hookinbox(repoRoot, ["--version"]);
+    expect(version).toEqual({ code: 0, stdout: "hookinbox 0.1.0\n", stderr: "" });
+  });
 });
