@@ -36,6 +36,11 @@ const registry = {
     status: 400,
     message: "Signature timestamp is too far in the future",
   },
+  HOOKINBOX_HANDSHAKE_REJECTED: {
+    status: 403,
+    message:
+      "Endpoint handshake did not verify (wrong verify token, or not enabled for this source)",
+  },
   HOOKINBOX_SOURCE_NO_ACTIVE_SECRET: {
     status: 503,
     message: "Source has no active secret; refusing to accept unverified events",

@@ -146,3 +146,18 @@ export const pubsub: Factory<"pubsub"> = factory("pubsub");
 export const plaid: Factory<"plaid"> = factory("plaid");
 /** A PayPal source (certificate-signed transmissions for the named webhook). @example `paypal({ webhookIds: ["1JE4291016473214C"] })` */
 export const paypal: Factory<"paypal"> = factory("paypal");
+
+/** A Meta source (WhatsApp, Messenger, Instagram: `X-Hub-Signature-256`, GET verify-token handshake). @example `meta({ secrets: [{ env: "META_APP_SECRET" }], verifyTokens: [{ env: "META_VERIFY_TOKEN" }] })` */
+export const meta: Factory<"meta"> = factory("meta");
+/** A Dropbox source (`X-Dropbox-Signature`, GET challenge). @example `dropbox({ secrets: [{ env: "DROPBOX_APP_SECRET" }] })` */
+export const dropbox: Factory<"dropbox"> = factory("dropbox");
+/** An Okta event hook source (authorization header, GET verification; batches split). @example `okta({ secrets: [{ env: "OKTA_HOOK_AUTH" }] })` */
+export const okta: Factory<"okta"> = factory("okta");
+/** A Microsoft Graph change-notification source (`clientState`, validationToken echo). @example `msgraph({ secrets: [{ env: "GRAPH_CLIENT_STATE" }] })` */
+export const msgraph: Factory<"msgraph"> = factory("msgraph");
+/** An Asana source (`X-Hook-Signature`; `X-Hook-Secret` handshake while `acceptHandshake`). @example `asana({ secrets: [{ env: "ASANA_HOOK_SECRET" }] })` */
+export const asana: Factory<"asana"> = factory("asana");
+/** A Telegram bot source (`X-Telegram-Bot-Api-Secret-Token`). @example `telegram({ secrets: [{ env: "TELEGRAM_SECRET_TOKEN" }] })` */
+export const telegram: PresetFactory = preset("telegram");
+/** A Postmark source (basic auth from the webhook URL). @example `postmark({ secrets: [{ env: "POSTMARK_WEBHOOK_AUTH" }] })` */
+export const postmark: PresetFactory = preset("postmark");

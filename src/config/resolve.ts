@@ -212,10 +212,10 @@ export function resolveConfig(
   const sources = new Map<string, ResolvedSource>();
   for (const [name, source] of Object.entries(config.sources ?? {})) {
     // Sources verified with the provider's public keys (SNS, Pub/Sub, PayPal) have no secrets.
-    const secrets = ("secrets" in source ? source.secrets : []).map((secret, index) =>
-      resolveSecret(secret, index, `sources.${name}.secrets[${index}]`, env),
+    const secrets = (("secrets" in source ? source.secrets : undefined) ?? []).map(
+      (secret, index) => resolveSecret(secret, index, `sources.${name}.secrets[${index}]`, env),
     );
-    const scheme = schemeFor(name, source, config.http?.publicUrl, runtime);
+    const scheme = schemeFor(name, source, config.http?.publicUrl, { ...runtime, env });
     sources.set(name, {
       name,
       provider: source.provider,

@@ -107,6 +107,11 @@ export const providerNames = [
   "mercadopago",
   "sendgrid",
   "sns",
+  "meta",
+  "dropbox",
+  "okta",
+  "msgraph",
+  "asana",
   ...presetNames,
   "pubsub",
   "plaid",
@@ -189,6 +194,34 @@ export const sourceSchema = z.discriminatedUnion("provider", [
       .min(1, "a PayPal source needs its webhook id (fail closed)"),
     tolerance: duration.optional(),
   }),
+  // Handshakes beyond POST (src/providers/challenges.ts).
+  z.strictObject({
+    provider: z.literal("meta"),
+    ...common,
+    /** The verify token(s) typed into the Meta app dashboard (answers the GET handshake). */
+    verifyTokens: z.array(secretSchema).min(1, "Meta's GET handshake needs a verify token"),
+  }),
+  z.strictObject({ provider: z.literal("dropbox"), ...common }),
+  z.strictObject({
+    provider: z.literal("okta"),
+    ...common,
+    /** The event hook's "Authentication field" header. Default `authorization`. */
+    header: headerName.optional(),
+  }),
+  z.strictObject({ provider: z.literal("msgraph"), ...common }),
+  z
+    .strictObject({
+      provider: z.literal("asana"),
+      ...unsigned,
+      // Optional: Asana hands out the secret in its handshake, after the source exists.
+      secrets: z.array(secretSchema).optional(),
+      acceptHandshake: z.boolean().optional(),
+    })
+    .refine((s) => (s.secrets?.length ?? 0) > 0 || s.acceptHandshake === true, {
+      message:
+        "an asana source needs secrets, or acceptHandshake: true while its webhook is created (fail closed)",
+      path: ["secrets"],
+    }),
   z
     .strictObject({
       provider: z.literal("hmac"),

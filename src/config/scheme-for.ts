@@ -1,6 +1,8 @@
 import { hookinboxError } from "../errors.ts";
 import { adyenScheme } from "../providers/adyen.ts";
+import { asanaScheme } from "../providers/asana.ts";
 import { discordScheme } from "../providers/discord.ts";
+import { dropboxScheme } from "../providers/dropbox.ts";
 import { githubScheme } from "../providers/github.ts";
 import { gitlabScheme } from "../providers/gitlab.ts";
 import { hmacScheme } from "../providers/hmac.ts";
@@ -9,6 +11,9 @@ import { intercomScheme } from "../providers/intercom.ts";
 import type { KeyFetcher } from "../providers/keys/index.ts";
 import { linearScheme } from "../providers/linear.ts";
 import { mercadoPagoScheme } from "../providers/mercadopago.ts";
+import { metaScheme } from "../providers/meta.ts";
+import { msgraphScheme } from "../providers/msgraph.ts";
+import { oktaScheme } from "../providers/okta.ts";
 import { paddleScheme } from "../providers/paddle.ts";
 import { paypalScheme } from "../providers/paypal.ts";
 import { plaidScheme } from "../providers/plaid.ts";
@@ -26,6 +31,7 @@ import { twitchScheme } from "../providers/twitch.ts";
 import type { AnyProviderScheme } from "../providers/types.ts";
 import { zoomScheme } from "../providers/zoom.ts";
 import type { SourceConfig } from "./schema.ts";
+import { resolveSecret } from "./secrets.ts";
 import { parseDuration } from "./units.ts";
 
 /** Stripe's and Standard Webhooks' documented window, when a source sets none. */
@@ -45,6 +51,8 @@ function requireUrl(value: string | undefined, where: string, why: string): stri
 export interface SchemeRuntime {
   /** Fetches providers' public keys (default: HTTPS with Node's `fetch`; tests inject one). */
   readonly keyFetcher?: KeyFetcher;
+  /** The environment, for secrets that are options of a scheme (Meta's verify tokens). */
+  readonly env?: Record<string, string | undefined>;
 }
 
 /**
@@ -168,6 +176,21 @@ export function schemeFor(
       });
     case "paypal":
       return paypalScheme({ webhookIds: source.webhookIds, ...window, keys });
+    case "meta":
+      return metaScheme({
+        verifyTokens: source.verifyTokens.map(
+          (token, i) =>
+            resolveSecret(token, i, `${at}.verifyTokens[${i}]`, runtime.env ?? {}).value,
+        ),
+      });
+    case "dropbox":
+      return dropboxScheme();
+    case "okta":
+      return oktaScheme(source.header === undefined ? {} : { header: source.header.toLowerCase() });
+    case "msgraph":
+      return msgraphScheme();
+    case "asana":
+      return asanaScheme({ acceptHandshake: source.acceptHandshake ?? false });
     default:
       // Every other provider is a preset over the generic machinery (src/providers/presets.ts).
       return presetScheme(source.provider, window);

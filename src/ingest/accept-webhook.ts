@@ -129,7 +129,11 @@ export async function acceptWebhook(
     return failure(error, status);
   };
 
-  if (request.method.toUpperCase() !== "POST") {
+  const method = request.method.toUpperCase();
+  // Only schemes with an endpoint challenge (Meta, Dropbox, Okta…) accept a GET, and only
+  // when it is that challenge (checked below).
+  const challengeable = method === "GET" && source.scheme.challenge !== undefined;
+  if (method !== "POST" && !challengeable) {
     return reject(
       hookinboxError("HOOKINBOX_METHOD_NOT_ALLOWED", "webhooks must be sent with POST"),
     );
@@ -153,32 +157,60 @@ export async function acceptWebhook(
   };
   let identities: Array<{ identity: EventIdentity; body: Uint8Array }>;
   let secretIndex: number | null;
+  /** The answer to a challenge that is also stored (Asana's handshake). */
+  let challengeReply: InboxResponse | undefined;
   try {
     const secrets = activeSecrets(source.secrets, receivedAt);
-    if (secrets.length === 0 && scheme.usesSecrets !== false) {
-      throw hookinboxError("HOOKINBOX_SOURCE_NO_ACTIVE_SECRET");
+    // Challenges come first: some carry no signature (Graph, Dropbox) or arrive before any
+    // secret exists (Asana's handshake delivers the secret).
+    const answer = scheme.challenge?.(signed, secrets, receivedAt);
+    if (answer && !answer.store) {
+      log({ outcome: "handshake", status: answer.response.status });
+      return { ...answer.response, headers: { ...answer.response.headers } };
     }
-    // Schemes with fetched keys verify asynchronously; the others stay off the microtask queue.
-    const pending = scheme.verifier.verify(signed, secrets, receivedAt);
-    const verified = pending instanceof Promise ? await pending : pending;
-    secretIndex = verified.secretIndex;
-    const matched = secrets.find((s) => s.index === verified.secretIndex);
-    const handshake = matched ? scheme.handshake?.(signed, verified, matched) : undefined;
-    if (handshake) {
-      log({ outcome: "handshake", status: handshake.status });
-      return { status: handshake.status, headers: { ...handshake.headers }, body: handshake.body };
+    if (answer) {
+      // Stored as sent, with no secret behind it: the operator reads what it carries.
+      challengeReply = { ...answer.response, headers: { ...answer.response.headers } };
+      secretIndex = null;
+      identities = [
+        { identity: identify(source.identity, headers, request.body), body: request.body },
+      ];
+    } else {
+      if (method !== "POST") {
+        throw hookinboxError(
+          "HOOKINBOX_METHOD_NOT_ALLOWED",
+          "this GET is not the provider's challenge",
+        );
+      }
+      if (secrets.length === 0 && scheme.usesSecrets !== false) {
+        throw hookinboxError("HOOKINBOX_SOURCE_NO_ACTIVE_SECRET");
+      }
+      // Schemes with fetched keys verify asynchronously; the others stay off the microtask queue.
+      const pending = scheme.verifier.verify(signed, secrets, receivedAt);
+      const verified = pending instanceof Promise ? await pending : pending;
+      secretIndex = verified.secretIndex;
+      const matched = secrets.find((s) => s.index === verified.secretIndex);
+      const handshake = matched ? scheme.handshake?.(signed, verified, matched) : undefined;
+      if (handshake) {
+        log({ outcome: "handshake", status: handshake.status });
+        return {
+          status: handshake.status,
+          headers: { ...handshake.headers },
+          body: handshake.body,
+        };
+      }
+      const confirming = scheme.confirmSubscription?.(signed);
+      if (confirming) {
+        await confirming;
+        log({ outcome: "subscription-confirmed" });
+      }
+      // A batch (HubSpot, Adyen) is one event per item, each identified from its own bytes.
+      const items = scheme.split ? scheme.split(signed).map((item) => item.body) : [request.body];
+      identities = items.map((body) => ({
+        identity: identify(source.identity, headers, body),
+        body,
+      }));
     }
-    const confirming = scheme.confirmSubscription?.(signed);
-    if (confirming) {
-      await confirming;
-      log({ outcome: "subscription-confirmed" });
-    }
-    // A batch (HubSpot, Adyen) is one event per item, each identified from its own bytes.
-    const items = scheme.split ? scheme.split(signed).map((item) => item.body) : [request.body];
-    identities = items.map((body) => ({
-      identity: identify(source.identity, headers, body),
-      body,
-    }));
   } catch (error) {
     if (isHookinboxError(error)) {
       const status =
@@ -241,6 +273,7 @@ export async function acceptWebhook(
       type: identity.type,
     });
   });
+  if (challengeReply) return challengeReply;
   if (scheme.acceptedResponse) {
     const { status, headers: responseHeaders, body } = scheme.acceptedResponse;
     return { status, headers: { ...responseHeaders }, body };

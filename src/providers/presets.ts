@@ -12,7 +12,8 @@ import { field, jsonOrUndefined, path, scalarText } from "./body.ts";
 import { type HmacOptions, hmacScheme } from "./hmac.ts";
 import { readHeader } from "./match.ts";
 import { standardWebhooksId, standardWebhooksScheme } from "./standard-webhooks.ts";
-import type { IdentityContext, IdentitySpec, ProviderScheme } from "./types.ts";
+import { type TokenLocation, tokenVerifier } from "./token.ts";
+import type { IdentityContext, IdentitySpec, ProviderScheme, Verifier } from "./types.ts";
 
 /**
  * One preset: how it verifies (generic HMAC options or Standard Webhooks), its default window,
@@ -30,7 +31,8 @@ import type { IdentityContext, IdentitySpec, ProviderScheme } from "./types.ts";
 export interface Preset {
   readonly verify:
     | { readonly kind: "hmac"; readonly options: Omit<HmacOptions, "toleranceMs"> }
-    | { readonly kind: "standard-webhooks" };
+    | { readonly kind: "standard-webhooks" }
+    | { readonly kind: "token"; readonly where: TokenLocation };
   /** The window when the source sets no `tolerance` (only used where a timestamp is signed). */
   readonly toleranceMs?: number;
   readonly identity: IdentitySpec;
@@ -46,6 +48,23 @@ function hexOptions(header: string): Omit<HmacOptions, "toleranceMs"> {
     signedContent: "{body}",
     timestampUnit: "s",
   };
+}
+
+/**
+ * A verifier of hex HMAC-SHA256 over the raw body in `header` (with an optional prefix such as
+ * `sha256=`), keyed with the secret as UTF-8: what Meta, Dropbox and Asana sign their events with.
+ *
+ * @example
+ * ```ts
+ * const verifier = hexBodyVerifier("x-hub-signature-256", "sha256=");
+ * ```
+ */
+export function hexBodyVerifier(header: string, prefix?: string): Verifier {
+  return hmacScheme({
+    ...hexOptions(header),
+    ...(prefix === undefined ? {} : { prefix }),
+    toleranceMs: 0,
+  }).verifier;
 }
 
 const hexBody = (header: string, prefix?: string): Preset["verify"] => ({
@@ -201,6 +220,63 @@ export function zendeskEventId(context: IdentityContext): string | undefined {
 export function resendOrderingKey(context: IdentityContext): string | undefined {
   const data = field(jsonOrUndefined(context), "data");
   return scalarText(field(data, "email_id")) ?? scalarText(field(data, "id"));
+}
+
+/**
+ * The Telegram update type: the one field of an Update besides `update_id` (`message`,
+ * `edited_message`, `callback_query`, …).
+ *
+ * @example
+ * ```ts
+ * telegramUpdateType(ctx); // "message"
+ * ```
+ */
+export function telegramUpdateType(context: IdentityContext): string | undefined {
+  const update = jsonOrUndefined(context);
+  if (typeof update !== "object" || update === null) return undefined;
+  return Object.keys(update).find((key) => key !== "update_id");
+}
+
+/**
+ * The Telegram ordering key: the chat the update belongs to (`<kind>.chat.id`, or a callback
+ * query's message chat), else the user it comes from.
+ *
+ * @example
+ * ```ts
+ * telegramChat(ctx); // "1111111"
+ * ```
+ */
+export function telegramChat(context: IdentityContext): string | undefined {
+  const kind = telegramUpdateType(context);
+  if (kind === undefined) return undefined;
+  const inner = field(jsonOrUndefined(context), kind);
+  return (
+    scalarText(path(inner, "chat", "id")) ??
+    scalarText(path(inner, "message", "chat", "id")) ??
+    scalarText(path(inner, "from", "id"))
+  );
+}
+
+/**
+ * The Postmark dedup key. Postmark sends no event id: `<RecordType>:<ID or MessageID>:<time>`,
+ * where the time is the record's own (`DeliveredAt`, `BouncedAt`, `ReceivedAt` of an open or
+ * click, `ChangedAt`), so two opens of one message stay two events and a retry stays one.
+ *
+ * @example
+ * ```ts
+ * postmarkEventKey(ctx); // "Delivery:883953f4-6105-42a2-a16a-77a8eac79483:2019-11-05T16:33:54.9070259Z"
+ * ```
+ */
+export function postmarkEventKey(context: IdentityContext): string | undefined {
+  const body = jsonOrUndefined(context);
+  const time = ["DeliveredAt", "BouncedAt", "ReceivedAt", "ChangedAt"]
+    .map((name) => scalarText(field(body, name)))
+    .find((value) => value !== undefined);
+  return joined(
+    scalarText(field(body, "RecordType")),
+    scalarText(field(body, "ID")) ?? scalarText(field(body, "MessageID")),
+    time,
+  );
 }
 
 /**
@@ -380,6 +456,24 @@ export const presets = {
       orderingKey: "$.subject",
     }),
   },
+  /** Telegram Bot API: `setWebhook`'s `secret_token` comes back in a header, unsigned. */
+  telegram: {
+    verify: { kind: "token", where: { kind: "header", name: "x-telegram-bot-api-secret-token" } },
+    identity: Object.freeze({
+      id: "$.update_id",
+      type: telegramUpdateType,
+      orderingKey: telegramChat,
+    }),
+  },
+  /** Postmark: basic-auth credentials in the webhook URL (`https://user:password@host/…`). */
+  postmark: {
+    verify: { kind: "token", where: { kind: "basic" } },
+    identity: Object.freeze({
+      id: postmarkEventKey,
+      type: "$.RecordType",
+      orderingKey: "$.MessageID",
+    }),
+  },
 } as const satisfies Record<string, Preset>;
 
 /** A provider name that is a preset. */
@@ -416,9 +510,12 @@ export function presetScheme(
 ): ProviderScheme {
   const preset: Preset = presets[name];
   const toleranceMs = options.toleranceMs ?? preset.toleranceMs ?? 300_000;
-  const base =
-    preset.verify.kind === "hmac"
-      ? hmacScheme({ ...preset.verify.options, toleranceMs })
-      : standardWebhooksScheme({ toleranceMs });
-  return { ...base, provider: name, identity: preset.identity };
+  const { verify } = preset;
+  const verifier =
+    verify.kind === "hmac"
+      ? hmacScheme({ ...verify.options, toleranceMs }).verifier
+      : verify.kind === "token"
+        ? tokenVerifier(verify.where)
+        : standardWebhooksScheme({ toleranceMs }).verifier;
+  return { provider: name, verifier, identity: preset.identity };
 }

@@ -117,6 +117,23 @@ export interface ProviderResponse {
 export type HandshakeResponse = ProviderResponse;
 
 /**
+ * What a scheme's `challenge` answers: the response to send, and whether the request is also
+ * stored as an event (Asana's `X-Hook-Secret` handshake, so the operator can read the secret it
+ * carries from the stored headers; it is identified with the scheme's identity, secret index null).
+ *
+ * @example
+ * ```ts
+ * const answer: ChallengeAnswer = {
+ *   response: { status: 200, headers: { "content-type": "text/plain; charset=utf-8" }, body: "1158201444" },
+ * };
+ * ```
+ */
+export interface ChallengeAnswer {
+  readonly response: HandshakeResponse;
+  readonly store?: true;
+}
+
+/**
  * One event of a batch request (HubSpot arrays, Adyen `notificationItems`). Ingest identifies
  * and stores each item as its own event: the scheme's identity preset is written against the
  * ITEM, so `identify(source.identity, headers, item.body)` reads the item, not the batch.
@@ -182,6 +199,21 @@ export interface ProviderScheme<V extends Verifier | AsyncVerifier = Verifier> {
     verified: Verified,
     secret: ActiveSecret,
   ): HandshakeResponse | undefined;
+  /**
+   * Answers an endpoint challenge that is not an ordinary signed event: a GET (Meta's
+   * `hub.challenge`, Dropbox's `challenge`, Okta's verification) or a POST the provider does not
+   * sign like its events (Microsoft Graph's `validationToken`, Asana's `X-Hook-Secret`). Ingest
+   * calls it BEFORE `verifier.verify`, for every method, with the active secrets; `undefined`
+   * means "not a challenge" (a GET then gets 405, a POST is verified as an event). It verifies
+   * what the provider lets it verify and throws a HookinboxError for a forged challenge
+   * (HOOKINBOX_HANDSHAKE_REJECTED 403, or the signature codes). Only schemes with a challenge
+   * accept GET at all.
+   */
+  challenge?(
+    request: SignedRequest,
+    secrets: readonly ActiveSecret[],
+    nowMs: number,
+  ): ChallengeAnswer | undefined;
   /**
    * Splits a verified batch request into its events. Ingest calls it after verification (and
    * after `handshake`), then identifies and stores every item separately (a receipt per item, each linked to its event);

@@ -63,6 +63,8 @@ interface Case {
   /** Headers of a correctly signed request (signature and any unsigned headers the preset reads). */
   sign(body: string, secret: string): Record<string, string>;
   readonly signatureHeader: string;
+  /** False for token schemes: nothing about the body is signed (documented). */
+  readonly signsBody?: false;
   readonly negatives: readonly Negative[];
   readonly identity: {
     readonly dedupKey: string;
@@ -554,6 +556,72 @@ const cases: Case[] = [
       occurredAt: NOW,
     },
   },
+  {
+    name: "telegram",
+    secret: "tg_secret-Token_123",
+    other: "tg_other-Token_456",
+    oracle: "the Bot API's documented secret_token header",
+    signsBody: false,
+    // A documented Update with a text message.
+    body: '{"update_id":10000,"message":{"message_id":1365,"date":1441645532,"chat":{"id":1111111,"type":"private","first_name":"Test"},"from":{"id":1111111,"is_bot":false,"first_name":"Test"},"text":"/start"}}',
+    sign: (_body, secret) => ({ "x-telegram-bot-api-secret-token": secret }),
+    signatureHeader: "x-telegram-bot-api-secret-token",
+    negatives: [
+      missing("x-telegram-bot-api-secret-token"),
+      {
+        name: "token with one character changed",
+        headers: { "x-telegram-bot-api-secret-token": "tg_secret-Token_124" },
+        code: "HOOKINBOX_SIGNATURE_MISMATCH",
+        status: 401,
+      },
+      {
+        name: "token prefix only",
+        headers: { "x-telegram-bot-api-secret-token": "tg_secret" },
+        code: "HOOKINBOX_SIGNATURE_MISMATCH",
+        status: 401,
+      },
+    ],
+    identity: { dedupKey: "10000", type: "message", orderingKey: "1111111" },
+  },
+  {
+    name: "postmark",
+    secret: "postmark:hook-password",
+    other: "postmark:other-password",
+    oracle: "HTTP basic auth as Postmark sends the URL's credentials",
+    signsBody: false,
+    // Postmark's documented Delivery webhook example.
+    body: '{"RecordType":"Delivery","ServerID":23,"MessageStream":"outbound","MessageID":"883953f4-6105-42a2-a16a-77a8eac79483","Recipient":"john@example.com","Tag":"welcome-email","DeliveredAt":"2019-11-05T16:33:54.9070259Z","Details":"Test delivery webhook details","Metadata":{"a_key":"a_value"}}',
+    sign: (_body, secret) => ({
+      authorization: `Basic ${Buffer.from(secret).toString("base64")}`,
+    }),
+    signatureHeader: "authorization",
+    negatives: [
+      missing("authorization"),
+      {
+        name: "bearer instead of basic",
+        headers: { authorization: "Bearer postmark:hook-password" },
+        code: "HOOKINBOX_SIGNATURE_MALFORMED",
+        status: 400,
+      },
+      {
+        name: "basic without a colon",
+        headers: { authorization: `Basic ${Buffer.from("postmark").toString("base64")}` },
+        code: "HOOKINBOX_SIGNATURE_MALFORMED",
+        status: 400,
+      },
+      {
+        name: "wrong password",
+        headers: { authorization: `Basic ${Buffer.from("postmark:guess").toString("base64")}` },
+        code: "HOOKINBOX_SIGNATURE_MISMATCH",
+        status: 401,
+      },
+    ],
+    identity: {
+      dedupKey: "Delivery:883953f4-6105-42a2-a16a-77a8eac79483:2019-11-05T16:33:54.9070259Z",
+      type: "Delivery",
+      orderingKey: "883953f4-6105-42a2-a16a-77a8eac79483",
+    },
+  },
 ];
 
 describe("presets: the catalogue covers every preset", () => {
@@ -634,6 +702,7 @@ for (const c of cases) {
     body: c.body,
     url: `/webhooks/${c.name}`,
     sign: (body, secret) => c.sign(body, secret),
+    ...(c.signsBody === false ? { signsBody: false } : {}),
   });
 }
 
