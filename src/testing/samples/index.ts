@@ -52,9 +52,13 @@ export const providersWithoutSample: readonly string[] = [
   "razorpay",
   "coinbase",
   "zendesk",
-  "pubsub",
-  "plaid",
-  "paypal",
+  "meta",
+  "dropbox",
+  "okta",
+  "msgraph",
+  "asana",
+  "telegram",
+  "postmark",
 ];
 
 /** Every sample, keyed by provider name. */
