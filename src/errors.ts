@@ -94,9 +94,14 @@ const registry = {
     message: "The worker no longer holds this delivery's lease; nothing was committed",
   },
   HOOKINBOX_DELIVERY_NOT_FOUND: { status: 404, message: "No such delivery" },
+  HOOKINBOX_UNSAFE_TO_REPROCESS: {
+    status: 409,
+    message:
+      "A runbook says this event type is not safe to reprocess; pass the override to retry anyway",
+  },
   HOOKINBOX_DELIVERY_NOT_RETRYABLE: {
     status: 409,
-    message: "Only dead-lettered deliveries can be retried",
+    message: "Only pending, blocked or dead-lettered deliveries can be run now",
   },
   HOOKINBOX_EFFECT_NOT_FOUND: { status: 404, message: "No such effect" },
   HOOKINBOX_EFFECT_NOT_HELD: {

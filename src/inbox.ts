@@ -16,6 +16,11 @@ import {
 } from "./ingest/request.ts";
 import { parseRequestTarget } from "./ingest/request-target.ts";
 import { type Logger, silentLogger } from "./log.ts";
+import {
+  type BulkRetryResult,
+  checkSafeToReprocess,
+  retryDeliveries,
+} from "./operations/retry-deliveries.ts";
 import type { KeyFetcher } from "./providers/keys/index.ts";
 import { startWorker, type Worker } from "./queue/worker.ts";
 import { openStore } from "./store/open-store.ts";
@@ -77,8 +82,21 @@ export interface Inbox {
     filter: ReplayFilter,
     options?: { targets?: readonly string[]; onProgress?: (eventsDone: number) => void },
   ): Promise<{ events: number; deliveries: number }>;
-  /** Puts a dead-lettered delivery back in the queue with a fresh attempt budget. */
+  /**
+   * Runs a delivery now: a dead one goes back with a fresh attempt budget, a pending one (waiting
+   * for its next backoff step) is due now, a blocked one has the delivery blocking its ordering
+   * key run now. HOOKINBOX_DELIVERY_NOT_RETRYABLE when it is running or finished.
+   */
   retryDelivery(deliveryId: string): Promise<DeliveryView>;
+  /**
+   * Runs several deliveries now (see `retryDelivery`), skipping those no longer waiting.
+   * HOOKINBOX_UNSAFE_TO_REPROCESS, before anything runs, when a runbook says one of their event
+   * types is not safe to reprocess and `override` is not set.
+   */
+  retryDeliveries(
+    deliveryIds: readonly string[],
+    options?: { override?: boolean; onProgress?: (done: number) => void },
+  ): Promise<BulkRetryResult>;
   /**
    * Prometheus metrics (null when `metrics.enabled` is false). Mount `metrics.render()` wherever
    * your app serves `/metrics`; the gateway serves it on `metrics.port` and at `/api/metrics`.
@@ -319,6 +337,22 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       if (!delivery) throw hookinboxError("HOOKINBOX_DELIVERY_NOT_FOUND", deliveryId);
       ingest.onDeliveries();
       return delivery;
+    },
+    async retryDeliveries(deliveryIds, retryOptions = {}) {
+      await migrated;
+      const views = await Promise.all(
+        [...new Set(deliveryIds)].map((id) => store.deliveryById(id)),
+      );
+      const found = views.filter((v): v is DeliveryView => v !== null);
+      checkSafeToReprocess(found, resolved.runbooks, retryOptions.override === true);
+      const result = await retryDeliveries(
+        store,
+        found.map((d) => d.id),
+        now(),
+        retryOptions.onProgress,
+      );
+      ingest.onDeliveries();
+      return { ...result, skipped: result.skipped + (views.length - found.length) };
     },
     async close() {
       if (closed) return;

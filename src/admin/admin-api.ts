@@ -4,7 +4,8 @@ import type { Inbox } from "../inbox.ts";
 import type { RequestHeaders } from "../ingest/headers.ts";
 import { errorResponse, type InboxResponse, jsonResponse } from "../ingest/request.ts";
 import { decodePathSegment } from "../ingest/request-target.ts";
-import type { DeliveryStatus, ReplayFilter } from "../store/queue-types.ts";
+import type { Runbooks } from "../operations/runbooks.ts";
+import type { DeliveryStatus, DeliveryView, ReplayFilter } from "../store/queue-types.ts";
 import type { EventDetail } from "../store/types.ts";
 import { isAuthorized } from "./auth.ts";
 
@@ -30,9 +31,19 @@ function bodyView(body: Uint8Array): { base64: string; text: string | null } {
   };
 }
 
-function eventJson(event: EventDetail) {
-  const { body, ...rest } = event;
-  return { ...rest, body: bodyView(body) };
+function eventJson(event: EventDetail, runbooks: Runbooks) {
+  const { body, deliveries, ...rest } = event;
+  return {
+    ...rest,
+    body: bodyView(body),
+    deliveries: deliveries.map((d) => withRunbook(d, runbooks)),
+    runbook: runbooks.for(event.source, event.type),
+  };
+}
+
+/** A delivery with the runbook of its event's type beside it. */
+function withRunbook(delivery: DeliveryView, runbooks: Runbooks) {
+  return { ...delivery, runbook: runbooks.for(delivery.source, delivery.type) };
 }
 
 /** A decoded path parameter; a malformed or non-UTF-8 escape is a 400, never a 500. */
@@ -118,7 +129,7 @@ const routes: Array<{ method: string; path: RegExp; run: Route }> = [
     run: async (m, _u, _b, { inbox }) => {
       const event = await inbox.store.getEvent(pathParam(m[1]!));
       if (!event) throw hookinboxError("HOOKINBOX_EVENT_NOT_FOUND");
-      return jsonResponse(200, eventJson(event));
+      return jsonResponse(200, eventJson(event, inbox.config.runbooks));
     },
   },
   {
@@ -178,17 +189,45 @@ const routes: Array<{ method: string; path: RegExp; run: Route }> = [
           `status must be one of ${[...deliveryStatuses].join(", ")}`,
         );
       }
+      const page = await inbox.store.listDeliveries({
+        status: status as DeliveryStatus | undefined,
+        target: q.get("target") ?? undefined,
+        eventId: q.get("eventId") ?? undefined,
+        limit: parseLimit(q.get("limit")),
+        cursor: q.get("cursor") ?? undefined,
+      });
+      return jsonResponse(200, {
+        ...page,
+        items: page.items.map((d) => withRunbook(d, inbox.config.runbooks)),
+      });
+    },
+  },
+  {
+    method: "POST",
+    path: /^\/api\/deliveries\/retry$/,
+    run: async (_m, _u, body, { inbox }) => {
+      const input = jsonBody(body);
+      const ids = input.ids;
+      if (
+        !Array.isArray(ids) ||
+        ids.length < 1 ||
+        ids.length > 500 ||
+        !ids.every((id) => typeof id === "string")
+      ) {
+        throw hookinboxError("HOOKINBOX_QUERY_INVALID", "ids must be 1 to 500 delivery ids");
+      }
+      if (input.override !== undefined && typeof input.override !== "boolean")
+        throw hookinboxError("HOOKINBOX_QUERY_INVALID", "override must be true or false");
       return jsonResponse(
         200,
-        await inbox.store.listDeliveries({
-          status: status as DeliveryStatus | undefined,
-          target: q.get("target") ?? undefined,
-          eventId: q.get("eventId") ?? undefined,
-          limit: parseLimit(q.get("limit")),
-          cursor: q.get("cursor") ?? undefined,
-        }),
+        await inbox.retryDeliveries(ids as string[], { override: input.override === true }),
       );
     },
+  },
+  {
+    method: "GET",
+    path: /^\/api\/runbooks$/,
+    run: async (_m, _u, _b, { inbox }) => jsonResponse(200, { items: inbox.config.runbooks.all }),
   },
   {
     method: "POST",

@@ -1,4 +1,8 @@
+import { formatIssues } from "../config/format-issues.ts";
 import { loadConfigFile, resolveStoreUrl } from "../config/index.ts";
+import { runbooksSchema } from "../config/schema.ts";
+import { hookinboxError } from "../errors.ts";
+import { compileRunbooks, type Runbooks } from "../operations/runbooks.ts";
 import { openStore } from "../store/open-store.ts";
 import type { Store } from "../store/types.ts";
 import { demoConfig } from "./demo-source.ts";
@@ -47,4 +51,28 @@ export async function openConfiguredStore(
   const store = openStore(url);
   await store.migrate();
   return store;
+}
+
+/**
+ * The config's `runbooks` alone (no secrets needed), for commands that show them beside failures.
+ *
+ * @example
+ * ```ts
+ * const runbooks = await loadRunbooks(ctx, values.config);
+ * runbooks.for("stripe", "invoice.paid")?.owner;
+ * ```
+ */
+export async function loadRunbooks(
+  ctx: CliContext,
+  configPath: string | undefined,
+): Promise<Runbooks> {
+  const loaded = await loadConfigFile({ cwd: ctx.cwd, path: configPath });
+  const raw = (loaded?.config as { runbooks?: unknown } | undefined)?.runbooks;
+  const schema = runbooksSchema.optional();
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = formatIssues(schema, raw, parsed.error.issues).map((l) => `runbooks.${l}`);
+    throw hookinboxError("HOOKINBOX_CONFIG_INVALID", lines.join("; "));
+  }
+  return compileRunbooks(parsed.data);
 }

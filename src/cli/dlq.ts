@@ -1,19 +1,24 @@
 import { parseArgs } from "node:util";
-import { hookinboxError, isHookinboxError } from "../errors.ts";
+import { hookinboxError } from "../errors.ts";
+import { checkSafeToReprocess, retryDeliveries } from "../operations/retry-deliveries.ts";
+import type { Runbook } from "../operations/runbooks.ts";
 import type { DeliveryView } from "../store/queue-types.ts";
 import type { Store } from "../store/types.ts";
 import { oneLine, parseLimitOption } from "./cli-args.ts";
-import { type CliContext, openConfiguredStore } from "./context.ts";
+import { type CliContext, loadRunbooks, openConfiguredStore } from "./context.ts";
+import { progressBar } from "./progress.ts";
 import { renderTable } from "./table.ts";
 
 const usage =
-  "use `hookinbox dlq list [--target T] [--limit N] [--cursor C] [--json]`, `hookinbox dlq retry <deliveryId>` or `hookinbox dlq retry --all [--target T]`";
+  "use `hookinbox dlq list [--target T] [--limit N] [--cursor C] [--json]`, `hookinbox dlq retry <deliveryId>` or `hookinbox dlq retry --all [--target T] [--override-unsafe]`";
 
 /**
  * `hookinbox dlq list|retry`: the dead-letter queue, read and changed in the store directly.
  * - `list [--target T] [--limit N] [--cursor C] [--json]`: dead deliveries, newest first;
  * - `retry <deliveryId>`: puts one back in the queue with a fresh attempt budget;
- * - `retry --all [--target T]`: pages through the dead deliveries and retries each.
+ * - `retry --all [--target T] [--override-unsafe]`: retries every dead delivery, with a progress
+ *   bar; refused when a runbook says one of their event types is not safe to reprocess, unless
+ *   overridden.
  *
  * A running worker (another process on the same store) picks retried deliveries up at its next
  * poll (`worker.pollInterval`, default 1s).
@@ -35,6 +40,7 @@ export async function dlqCommand(ctx: CliContext, args: string[]): Promise<numbe
       limit: { type: "string" },
       cursor: { type: "string" },
       all: { type: "boolean" },
+      "override-unsafe": { type: "boolean" },
       json: { type: "boolean" },
     },
   });
@@ -49,6 +55,7 @@ export async function dlqCommand(ctx: CliContext, args: string[]): Promise<numbe
     }
   }
   const limit = parseLimitOption(values.limit);
+  const runbooks = await loadRunbooks(ctx, values.config);
   const store = await openConfiguredStore(ctx, values.config);
   try {
     if (action === "list") {
@@ -58,20 +65,23 @@ export async function dlqCommand(ctx: CliContext, args: string[]): Promise<numbe
         limit,
         cursor: values.cursor,
       });
+      const items = page.items.map((d) => ({ ...d, runbook: runbooks.for(d.source, d.type) }));
       if (values.json) {
-        ctx.stdout.write(`${JSON.stringify(page)}\n`);
+        ctx.stdout.write(`${JSON.stringify({ ...page, items })}\n`);
         return 0;
       }
-      const rows = page.items.map((d) => [
+      const rows = items.map((d) => [
         d.id,
         d.eventId,
         d.target,
         String(d.attempts),
         oneLine(d.lastError, 60),
         d.completedAt ?? "-",
+        `${d.source}:${d.type ?? "-"}`,
+        runbookCell(d.runbook),
       ]);
       ctx.stdout.write(
-        `${renderTable(["ID", "EVENT", "TARGET", "ATTEMPTS", "LAST ERROR", "COMPLETED AT"], rows)}\n`,
+        `${renderTable(["ID", "EVENT", "TARGET", "ATTEMPTS", "LAST ERROR", "COMPLETED AT", "TYPE", "RUNBOOK"], rows)}\n`,
       );
       if (page.nextCursor) ctx.stdout.write(`more: --cursor ${page.nextCursor}\n`);
       return 0;
@@ -88,7 +98,16 @@ export async function dlqCommand(ctx: CliContext, args: string[]): Promise<numbe
         );
       return 0;
     }
-    const { retried, skipped } = await retryAll(store, values.target, now);
+    const dead = await allDead(store, values.target);
+    checkSafeToReprocess(dead, runbooks, values["override-unsafe"] === true);
+    const progress = progressBar(ctx.stderr, dead.length, "dead deliveries retried");
+    const { retried, skipped } = await retryDeliveries(
+      store,
+      dead.map((d) => d.id),
+      now,
+      (done) => progress.update(done),
+    );
+    if (!values.json) progress.finish(dead.length);
     if (values.json) ctx.stdout.write(`${JSON.stringify({ retried, skipped })}\n`);
     else
       ctx.stdout.write(
@@ -100,33 +119,29 @@ export async function dlqCommand(ctx: CliContext, args: string[]): Promise<numbe
   }
 }
 
-/** Retries every dead delivery (of one target), a page at a time; counts those retried. */
-async function retryAll(
-  store: Store,
-  target: string | undefined,
-  now: number,
-): Promise<{ retried: number; skipped: number }> {
-  let retried = 0;
-  let skipped = 0;
+/** Every dead delivery (of one target), a page at a time, newest first. */
+async function allDead(store: Store, target: string | undefined): Promise<DeliveryView[]> {
+  const all: DeliveryView[] = [];
   let cursor: string | undefined;
   do {
-    // Newest first with an id cursor: what this loop retries never shows up again.
     const page = await store.listDeliveries({ status: "dead", target, limit: 500, cursor });
-    for (const delivery of page.items) {
-      if (await retryOne(store, delivery, now)) retried++;
-      else skipped++;
-    }
+    all.push(...page.items);
     cursor = page.nextCursor ?? undefined;
   } while (cursor !== undefined);
-  return { retried, skipped };
+  return all;
 }
 
-async function retryOne(store: Store, delivery: DeliveryView, now: number): Promise<boolean> {
-  try {
-    return (await store.retryDelivery(delivery.id, now)) !== null;
-  } catch (error) {
-    // Retried by someone else since it was listed.
-    if (isHookinboxError(error, "HOOKINBOX_DELIVERY_NOT_RETRYABLE")) return false;
-    throw error;
-  }
+/**
+ * A runbook in one table cell: owner and whether it is safe to reprocess.
+ *
+ * @example
+ * ```ts
+ * runbookCell({ owner: "billing", safeToReprocess: false, … }); // "billing, NOT safe"
+ * ```
+ */
+export function runbookCell(runbook: Runbook | null): string {
+  if (!runbook) return "-";
+  const safe =
+    runbook.safeToReprocess === null ? "safe?" : runbook.safeToReprocess ? "safe" : "NOT safe";
+  return `${runbook.owner ?? "no owner"}, ${safe}`;
 }

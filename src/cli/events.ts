@@ -1,6 +1,9 @@
 import { parseArgs } from "node:util";
 import { hookinboxError } from "../errors.ts";
-import { type CliContext, openConfiguredStore } from "./context.ts";
+import type { Runbook } from "../operations/runbooks.ts";
+import type { DeliveryView } from "../store/queue-types.ts";
+import { oneLine } from "./cli-args.ts";
+import { type CliContext, loadRunbooks, openConfiguredStore } from "./context.ts";
 import { renderTable } from "./table.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -76,8 +79,10 @@ export async function eventsCommand(ctx: CliContext, args: string[]): Promise<nu
       text = null;
     }
     const base64 = Buffer.from(event.body).toString("base64");
+    const runbooks = await loadRunbooks(ctx, values.config);
+    const runbook = runbooks.for(event.source, event.type);
     if (values.json) {
-      ctx.stdout.write(`${JSON.stringify({ ...event, body: { base64, text } })}\n`);
+      ctx.stdout.write(`${JSON.stringify({ ...event, body: { base64, text }, runbook })}\n`);
       return 0;
     }
     const lines = [
@@ -92,11 +97,14 @@ export async function eventsCommand(ctx: CliContext, args: string[]): Promise<nu
       `version:      ${event.version ?? "-"}`,
       "headers:",
       ...event.headers.map(([n, v]) => `  ${n}: ${v}`),
-      `receipts (${event.receipts.length}):`,
+      `receipts (${event.receipts.length}): received ${event.receipts.length} time${event.receipts.length === 1 ? "" : "s"}`,
       ...event.receipts.map(
         (r) =>
-          `  ${r.receivedAt}  ${r.duplicate ? "duplicate" : "first"}  ${r.remoteAddress ?? "-"}`,
+          `  ${r.receivedAt}  ${r.duplicate ? "duplicate" : "first    "}  from ${r.remoteAddress ?? "-"}  secret #${r.secretIndex ?? "-"}`,
       ),
+      `deliveries (${event.deliveries.length}):`,
+      ...event.deliveries.flatMap((d) => deliveryLines(d)),
+      ...runbookLines(runbook),
       `body (${event.body.byteLength} bytes):`,
       text ?? `(not UTF-8; base64) ${base64}`,
     ];
@@ -105,4 +113,32 @@ export async function eventsCommand(ctx: CliContext, args: string[]): Promise<nu
   } finally {
     await store.close();
   }
+}
+
+/** A delivery and its attempts, errors included, as `events show` prints them. */
+function deliveryLines(d: DeliveryView): string[] {
+  const flags = [d.isReplay ? `replay of ${d.replayOf ?? "?"}` : null].filter(Boolean).join(", ");
+  const lines = [
+    `  ${d.id}  ${d.target}  ${d.status}  attempts ${d.attempts}  due ${d.runAt}${flags ? `  (${flags})` : ""}`,
+  ];
+  if (d.lastError) lines.push(`    last error: ${oneLine(d.lastError, 200)}`);
+  for (const a of d.attemptLog ?? []) {
+    const ms = a.endedAt === null ? "" : `  ${Date.parse(a.endedAt) - Date.parse(a.startedAt)} ms`;
+    lines.push(
+      `    #${a.attempt}  ${a.startedAt}  ${a.outcome}${ms}  ${a.workerId ?? "-"}${a.errorMessage ? `  ${oneLine(a.errorMessage, 160)}` : ""}`,
+    );
+  }
+  return lines;
+}
+
+/** The runbook of the event's type, if one is configured. */
+function runbookLines(runbook: Runbook | null): string[] {
+  if (!runbook) return ["runbook: none configured for this type"];
+  return [
+    `runbook (${runbook.pattern}):`,
+    `  owner: ${runbook.owner ?? "-"}`,
+    `  safe to reprocess: ${runbook.safeToReprocess === null ? "not said" : runbook.safeToReprocess ? "yes" : "NO"}`,
+    ...(runbook.notes ? [`  notes: ${runbook.notes}`] : []),
+    ...(runbook.link ? [`  link: ${runbook.link}`] : []),
+  ];
 }

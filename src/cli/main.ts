@@ -7,6 +7,7 @@ import { eventsCommand } from "./events.ts";
 import { migrateCommand } from "./migrate.ts";
 import { probeCommand } from "./probe.ts";
 import { replayCommand } from "./replay.ts";
+import { retryCommand } from "./retry.ts";
 import { sendCommand } from "./send.ts";
 import { startCommand } from "./start.ts";
 import { stuckCommand } from "./stuck.ts";
@@ -43,7 +44,8 @@ Usage:
   hookinbox replay <eventId> [--target T ...] [--json]    re-deliver one event (new deliveries, flagged replay)
   hookinbox replay --filter source=S,type=T,status=S,from=ISO,to=ISO [--target T ...] [--json]
   hookinbox dlq list [--target T] [--limit N] [--cursor C] [--json]   dead-lettered deliveries
-  hookinbox dlq retry <deliveryId> | --all [--target T]   put dead deliveries back in the queue
+  hookinbox dlq retry <deliveryId> | --all [--target T] [--override-unsafe]   put dead deliveries back in the queue
+  hookinbox retry <deliveryId> ... [--override-unsafe] [--json]   run pending, blocked or dead deliveries now
   hookinbox stuck [--older-than 1h] [--limit N] [--json]  what needs a human (exit 1 when anything does)
   hookinbox effects list [--status held|processing|done] [--event E] [--json]
   hookinbox effects resolve <effectId> --done|--release   settle an effect held for a human
@@ -84,6 +86,8 @@ export async function main(
         return await probeCommand(ctx, args);
       case "replay":
         return await replayCommand(ctx, args);
+      case "retry":
+        return await retryCommand(ctx, args);
       case "dlq":
         return await dlqCommand(ctx, args);
       case "stuck":

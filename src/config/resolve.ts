@@ -3,6 +3,7 @@ import { hookinboxError } from "../errors.ts";
 import { compilePattern, type ResolvedHandler, type RetryPolicy } from "../handlers/routes.ts";
 import type { Handler } from "../handlers/types.ts";
 import { type AddressList, addressList } from "../ingest/ip-allow.ts";
+import { compileRunbooks, type Runbooks } from "../operations/runbooks.ts";
 import type { AnyProviderScheme, IdentitySpec } from "../providers/types.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
 import { formatIssues } from "./format-issues.ts";
@@ -86,6 +87,7 @@ export interface ResolvedConfig {
   readonly handlers: ReadonlyMap<string, ResolvedHandler>;
   readonly worker: ResolvedWorker;
   readonly alerts: ResolvedAlerts;
+  readonly runbooks: Runbooks;
 }
 
 type RetryInput = Omit<z.input<typeof retrySchema>, "schedule"> & {
@@ -270,6 +272,7 @@ export function resolveConfig(
       },
     },
     admin: { token: adminToken || null },
+    runbooks: compileRunbooks(config.runbooks),
     metrics: {
       enabled: config.metrics?.enabled ?? true,
       host: config.metrics?.host ?? "127.0.0.1",

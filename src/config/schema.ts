@@ -273,6 +273,21 @@ export const handlerPattern = z.string().regex(/^(\*|(\*|[a-z0-9][a-z0-9_-]*):[^
     'a handler pattern is "source:type" with * wildcards ("stripe:invoice.*", "github:*") or "*"',
 });
 
+/** `runbooks`: per event type (handler-pattern keys), what the on-call person reads. */
+export const runbooksSchema = z.record(
+  handlerPattern,
+  z.strictObject({
+    owner: z.string().min(1).optional(),
+    safeToReprocess: z.boolean().optional(),
+    notes: z.string().optional(),
+    link: z
+      .string()
+      .url()
+      .refine((v) => /^https?:\/\//.test(v), { message: "expected an http(s) URL" })
+      .optional(),
+  }),
+);
+
 export const configSchema = z.strictObject({
   /** Named environments (see selectEnvironment); removed before the rest is validated. */
   environments: z.record(z.string(), z.unknown()).optional(),
@@ -341,6 +356,8 @@ export const configSchema = z.strictObject({
       shutdownTimeout: duration.optional(),
     })
     .optional(),
+  /** What the on-call person reads beside a failure, per event type (handler-pattern keys). */
+  runbooks: runbooksSchema.optional(),
   alerts: z
     .strictObject({
       onDeadLetter: fn<(alert: DeadLetterAlert) => unknown>("(alert) => …").optional(),

@@ -116,6 +116,9 @@ export interface AttemptView {
 export interface DeliveryView {
   readonly id: string;
   readonly eventId: string;
+  /** The event's source and type (runbooks are looked up by them). */
+  readonly source: string;
+  readonly type: string | null;
   readonly target: string;
   readonly status: DeliveryStatus;
   readonly orderingKey: string | null;
@@ -248,6 +251,8 @@ export interface QueueStore {
   /** The earliest `runAt` of a pending delivery, or null. */
   nextDueAt(): Promise<number | null>;
   listDeliveries(query: DeliveryQuery): Promise<DeliveryPage>;
+  /** One delivery (without its attempt log), or null. */
+  deliveryById(id: string): Promise<DeliveryView | null>;
   /** Puts a dead-lettered delivery back to pending now, with a fresh attempt budget. */
   retryDelivery(id: string, now: number): Promise<DeliveryView | null>;
   /** New deliveries flagged as replays; the originals are never touched. */

@@ -138,6 +138,8 @@ describe("admin API: processing routes", () => {
       {
         id: expect.stringMatching(/^dlv_/),
         eventId: id,
+        source: "stripe",
+        type: "invoice.payment_failed",
         target: "stripe:invoice.payment_failed",
         status: "dead",
         orderingKey: "obj_evt_detail",
@@ -163,6 +165,7 @@ describe("admin API: processing routes", () => {
             errorStack: expect.stringContaining("card declined for good"),
           },
         ],
+        runbook: null,
       },
     ]);
   });

@@ -149,7 +149,9 @@ describe("hookinbox replay, dlq, stuck and effects against a running gateway", (
       nextCursor: null,
     });
     const table = (await hookinbox(tmp.dir, ["dlq", "list"])).stdout.split("\n");
-    expect(table[0]).toMatch(/^ID\s+EVENT\s+TARGET\s+ATTEMPTS\s+LAST ERROR\s+COMPLETED AT$/);
+    expect(table[0]).toMatch(
+      /^ID\s+EVENT\s+TARGET\s+ATTEMPTS\s+LAST ERROR\s+COMPLETED AT\s+TYPE\s+RUNBOOK$/,
+    );
     expect(table[1]).toContain(deadDelivery.id);
     expect(table[1]).toContain("PermanentError: card declined for good");
 

@@ -314,6 +314,47 @@ export function runQueueConformance(
       expect(await store.retryDelivery("dlv_01AAAAAAAAAAAAAAAAAAAAAAAA", T0)).toBeNull();
     });
 
+    it("runs now: a pending retry becomes due now with its budget, a blocked one runs its key's head", async () => {
+      await accept({ key: "k", version: 1 });
+      await accept({ key: "k", version: 2 });
+      const [head] = await claim("w1");
+      await store.failDelivery({
+        ...done(head!, "w1"),
+        error: { message: "x", stack: null },
+        retryAt: T0 + 3_600_000,
+        outcome: "error",
+        blockKey: true,
+      });
+      const blocked = (await store.listDeliveries({ status: "blocked" })).items;
+      expect(blocked).toHaveLength(1);
+      expect(await claim("w1", 10, T0 + 10)).toEqual([]);
+      // Run the blocked one now: its head (the pending retry) is due now; order still holds.
+      const view = await store.retryDelivery(blocked[0]!.id, T0 + 10);
+      expect(view).toMatchObject({ id: blocked[0]!.id, status: "blocked" });
+      const [again] = await claim("w1", 10, T0 + 10);
+      expect(again).toMatchObject({ id: head!.id, attempt: 2, budgetAttempt: 2 });
+      await store.failDelivery({
+        ...done(again!, "w1", T0 + 10),
+        error: { message: "y", stack: null },
+        retryAt: T0 + 3_600_000,
+        outcome: "error",
+        blockKey: true,
+      });
+      // Run the pending head itself now: same budget (attempt 3 of the same budget).
+      expect(await store.retryDelivery(head!.id, T0 + 20)).toMatchObject({
+        status: "pending",
+        runAt: new Date(T0 + 20).toISOString(),
+      });
+      const [third] = await claim("w1", 10, T0 + 20);
+      expect(third).toMatchObject({ id: head!.id, attempt: 3, budgetAttempt: 3 });
+      await store.completeDelivery(done(third!, "w1", T0 + 20));
+      expect((await claim("w1", 10, T0 + 20)).map((d) => d.version)).toEqual([2]);
+      // Running and finished deliveries are not "run now".
+      const running = (await store.listDeliveries({ status: "running" })).items[0]!;
+      const refused = await rejectionOf(store.retryDelivery(running.id, T0 + 20));
+      expect(isHookinboxError(refused, "HOOKINBOX_DELIVERY_NOT_RETRYABLE")).toBe(true);
+    });
+
     it("reports the applied version so an older event can be marked stale", async () => {
       await accept({ key: "sub", version: 20 });
       const [newer] = await claim("w1");

@@ -5,8 +5,11 @@ import { decodeCursor, encodeCursor, pageLimit } from "../sqlite/list-events.ts"
 import { withRetry } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
-const columns = `id, event_id, target, status, ordering_key, version, attempts, run_at, lease_owner,
-  lease_expires_at, last_error, is_replay, replay_of, created_at, completed_at`;
+/** The columns every delivery view selects, with the event's source and type (for `FROM deliveries`). */
+const columnsOf = (t: SchemaNames) => `id, event_id, target, status, ordering_key, version, attempts,
+  run_at, lease_owner, lease_expires_at, last_error, is_replay, replay_of, created_at, completed_at,
+  (SELECT e.source FROM ${t.events} e WHERE e.id = deliveries.event_id) AS source,
+  (SELECT e.type FROM ${t.events} e WHERE e.id = deliveries.event_id) AS type`;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
@@ -16,6 +19,8 @@ function toView(row: any, attemptLog?: AttemptView[]): DeliveryView {
   return {
     id: row.id,
     eventId: row.event_id,
+    source: row.source,
+    type: row.type,
     target: row.target,
     status: row.status,
     orderingKey: row.ordering_key,
@@ -74,6 +79,7 @@ async function attemptLogs(
  * ```
  */
 export function deliveriesPostgres(pool: pg.Pool, t: SchemaNames, notify: () => Promise<void>) {
+  const columns = columnsOf(t);
   const byId = async (id: string): Promise<DeliveryView | null> => {
     const { rows } = await withRetry(() =>
       pool.query(`SELECT ${columns} FROM ${t.deliveries} WHERE id = $1`, [id]),
@@ -139,26 +145,49 @@ export function deliveriesPostgres(pool: pg.Pool, t: SchemaNames, notify: () => 
       return rows.map((row) => toView(row, logs.get(row.id) ?? []));
     },
     async retry(id: string, now: number): Promise<DeliveryView | null> {
-      const { rows } = await withRetry(() =>
-        pool.query(
-          `WITH retried AS (
-             UPDATE ${t.deliveries} SET status = 'pending', run_at = $2, blocks_key = false, budget_base = attempts,
-                    alerted_at = NULL, completed_at = NULL, updated_at = $2
-             WHERE id = $1 AND status = 'dead' RETURNING event_id
-           )
-           SELECT (SELECT event_id FROM retried) AS event_id, (SELECT status FROM ${t.deliveries} WHERE id = $1) AS status`,
-          [id, Math.floor(now)],
-        ),
-      );
-      const row = rows[0];
-      if (row?.event_id) {
-        await withRetry(() =>
-          pool.query(`SELECT ${t.hookinbox_refresh_event}($1)`, [row.event_id]),
+      // "Run now": dead → pending with a fresh budget; pending → due now (same budget).
+      const runNow = async (deliveryId: string) => {
+        const { rows } = await withRetry(() =>
+          pool.query(
+            `WITH retried AS (
+               UPDATE ${t.deliveries} SET status = 'pending', run_at = $2, blocks_key = false,
+                      budget_base = CASE status WHEN 'dead' THEN attempts ELSE budget_base END,
+                      alerted_at = CASE status WHEN 'dead' THEN NULL ELSE alerted_at END,
+                      completed_at = NULL, updated_at = $2
+               WHERE id = $1 AND status IN ('dead', 'pending') RETURNING event_id
+             )
+             SELECT (SELECT event_id FROM retried) AS event_id, (SELECT status FROM ${t.deliveries} WHERE id = $1) AS status`,
+            [deliveryId, Math.floor(now)],
+          ),
         );
-        await notify();
+        const row = rows[0];
+        if (row?.event_id) {
+          await withRetry(() =>
+            pool.query(`SELECT ${t.hookinbox_refresh_event}($1)`, [row.event_id]),
+          );
+          await notify();
+        }
+        return row as { event_id: string | null; status: string | null } | undefined;
+      };
+      const row = await runNow(id);
+      if (row?.event_id) return byId(id);
+      if (!row?.status) return null;
+      if (row.status === "blocked") {
+        // A blocked delivery waits for the head of its key: run that head now, keeping order.
+        const { rows: heads } = await withRetry(() =>
+          pool.query(
+            `SELECT h.id FROM ${t.deliveries} d JOIN ${t.deliveries} h
+               ON h.target = d.target AND h.ordering_key = d.ordering_key
+              AND (h.status IN ('pending', 'blocked', 'running') OR h.blocks_key)
+             WHERE d.id = $1 AND d.status = 'blocked'
+             ORDER BY h.order_version, h.id LIMIT 1`,
+            [id],
+          ),
+        );
+        const head = heads[0] as { id: string } | undefined;
+        if (head && head.id !== id) await runNow(head.id);
         return byId(id);
       }
-      if (!row?.status) return null;
       throw hookinboxError("HOOKINBOX_DELIVERY_NOT_RETRYABLE", `delivery is ${row.status}`);
     },
   };

@@ -152,6 +152,7 @@ export function openPostgresStore(
     nextDueAt: () => run(() => leases.nextDueAt()),
     listDeliveries: (query) => run(() => deliveries.list(query)),
     retryDelivery: (id, now) => run(() => deliveries.retry(id, now)),
+    deliveryById: (id) => run(() => deliveries.byId(id)),
     replayEvent: async (input) => {
       open();
       const ids = await replay.one(input.eventId, input.targets, input.now);

@@ -326,6 +326,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return read((current) => current.deliveries.list(query));
     },
 
+    deliveryById(id) {
+      return read((current) => current.deliveries.byId(id));
+    },
+
     async retryDelivery(id, at) {
       const found = await write("retry", id, at);
       return found ? read((current) => current.deliveries.byId(id)) : null;

@@ -26,6 +26,8 @@ export interface DeliveryRow {
   replay_of: string | null;
   created_at: number;
   completed_at: number | null;
+  source: string;
+  type: string | null;
 }
 
 interface AttemptRow {
@@ -39,9 +41,17 @@ interface AttemptRow {
   error_stack: string | null;
 }
 
+/**
+ * The event's source and type beside each delivery (a primary-key lookup per row, so runbooks
+ * and lists need no second round trip). Written for `FROM deliveries` without an alias.
+ */
+export const eventColumns = `(SELECT e.source FROM events e WHERE e.id = deliveries.event_id) AS source,
+  (SELECT e.type FROM events e WHERE e.id = deliveries.event_id) AS type`;
+
 /** The columns every delivery view selects. */
 export const deliveryColumns = `id, event_id, target, status, ordering_key, version, attempts, run_at,
-  lease_owner, lease_expires_at, last_error, is_replay, replay_of, created_at, completed_at`;
+  lease_owner, lease_expires_at, last_error, is_replay, replay_of, created_at, completed_at,
+  ${eventColumns}`;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
@@ -58,6 +68,8 @@ export function toDeliveryView(row: DeliveryRow, attemptLog?: AttemptView[]): De
   return {
     id: row.id,
     eventId: row.event_id,
+    source: row.source,
+    type: row.type,
     target: row.target,
     status: row.status,
     orderingKey: row.ordering_key,
