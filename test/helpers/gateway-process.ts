@@ -57,7 +57,7 @@ export function spawnCommand(
     child.once("exit", (code, signal) => resolve({ code, signal })),
   );
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${stderr}`)), 60_000);
     child.stderr!.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
       const match = ready.exec(stderr);
