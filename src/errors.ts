@@ -125,12 +125,43 @@ const registry = {
     message: "The handler ran past its timeout; its signal was aborted",
   },
   HOOKINBOX_UNKNOWN_TARGET: { status: 400, message: "Unknown target" },
+  // forwarding to destinations (attempt errors carry the code in their message)
+  HOOKINBOX_DESTINATION_NOT_FOUND: { status: 404, message: "No such destination" },
+  HOOKINBOX_FORWARD_STATUS: {
+    status: 502,
+    message: "The destination answered with a status that is not 2xx",
+  },
+  HOOKINBOX_FORWARD_GONE: {
+    status: 502,
+    message: "The destination answered 410 Gone; it is disabled until an operator enables it",
+  },
+  HOOKINBOX_FORWARD_TIMEOUT: {
+    status: 504,
+    message: "The destination did not answer within its timeout",
+  },
+  HOOKINBOX_FORWARD_NETWORK: {
+    status: 502,
+    message: "The destination could not be reached (DNS, connect or reset)",
+  },
+  HOOKINBOX_FORWARD_REDIRECT: {
+    status: 502,
+    message: "The destination answered with a redirect, which is never followed",
+  },
+  HOOKINBOX_FORWARD_ADDRESS_REFUSED: {
+    status: 502,
+    message:
+      "The destination resolves to a private, loopback, link-local or metadata address; set allowPrivateNetworks to allow it",
+  },
   // config and CLI
   HOOKINBOX_CONFIG_INVALID: { status: 500, message: "Config is invalid" },
   HOOKINBOX_CONFIG_NOT_FOUND: { status: 500, message: "Config file not found" },
   HOOKINBOX_CONFIG_TS_LOADER_MISSING: {
     status: 500,
     message: "A TypeScript config file needs the tsx package to load",
+  },
+  HOOKINBOX_ROUTE_UNKNOWN_NAME: {
+    status: 500,
+    message: "A route names a source, handler or destination that is not configured",
   },
   HOOKINBOX_SECRET_ENV_MISSING: { status: 500, message: "Secret environment variable is not set" },
   HOOKINBOX_USAGE: { status: 500, message: "Invalid command line" },

@@ -2,7 +2,8 @@ import { handleAdmin } from "./admin/admin-api.ts";
 import { createInboxMetrics, type InboxMetrics } from "./admin/metrics.ts";
 import { type HookinboxConfig, type ResolvedConfig, resolveConfig } from "./config/index.ts";
 import { hookinboxError, isHookinboxError } from "./errors.ts";
-import { routeEvent } from "./handlers/routes.ts";
+import type { Resolver } from "./forward/address-guard.ts";
+import { createForwarder } from "./forward/forwarder.ts";
 import { ulid } from "./ids.ts";
 import { acceptWebhook, type IngestContext, unknownSourceLabel } from "./ingest/accept-webhook.ts";
 import { readHeaders } from "./ingest/headers.ts";
@@ -51,6 +52,11 @@ export interface InboxOptions {
    * with Node's `fetch`). Tests pass one that answers from memory.
    */
   readonly keyFetcher?: KeyFetcher;
+  /**
+   * Resolves destination host names (default: the system resolver). The SSRF guard checks
+   * whatever it answers, on the address the socket connects to (tests pass their own).
+   */
+  readonly resolver?: Resolver;
 }
 
 /** An inbox: ingest, processing, replay, the admin API and health checks. */
@@ -147,13 +153,16 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
   const metrics = resolved.metrics.enabled
     ? createInboxMetrics(() => store.queueGauges(), now)
     : null;
-  const migrated = store.migrate().then(() => undefined);
+  const migrated = store
+    .migrate()
+    .then(() => store.ensureDestinations([...resolved.destinations.keys()]));
   migrated.catch(() => {
     // Surfaced by ready() and as 503s; never an unhandled rejection.
   });
   const workers = new Set<Worker>();
-  const route = (source: string, type: string | null) =>
-    routeEvent(resolved.handlers, source, type);
+  const route = resolved.route;
+  const empty = new Uint8Array(0);
+  const isTarget = (name: string) => resolved.handlers.has(name) || resolved.destinations.has(name);
   const readiness = createReadiness({ ping: () => store.ping(), now: Date.now });
   const ingest: IngestContext = {
     readiness,
@@ -183,10 +192,10 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
 
   const checkTargets = (targets: readonly string[]) => {
     for (const target of targets) {
-      if (!resolved.handlers.has(target)) {
+      if (!isTarget(target)) {
         throw hookinboxError(
           "HOOKINBOX_UNKNOWN_TARGET",
-          `"${target}" (handlers: ${[...resolved.handlers.keys()].join(", ") || "none"})`,
+          `"${target}" (handlers: ${[...resolved.handlers.keys()].join(", ") || "none"}; destinations: ${[...resolved.destinations.keys()].join(", ") || "none"})`,
         );
       }
     }
@@ -299,6 +308,21 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
         now,
         ...(options.random ? { random: options.random } : {}),
         ...(overrides.workerId ? { workerId: overrides.workerId } : {}),
+        ...(resolved.destinations.size > 0
+          ? {
+              forwarder: (workerId: string) =>
+                createForwarder({
+                  store,
+                  destinations: resolved.destinations,
+                  workerId,
+                  logger,
+                  alerts: resolved.alerts,
+                  now,
+                  random: options.random ?? Math.random,
+                  ...(options.resolver ? { resolver: options.resolver } : {}),
+                }),
+            }
+          : {}),
       });
       workers.add(worker);
       return worker;
@@ -309,10 +333,8 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       if (targets === undefined) {
         const event = await store.getEvent(eventId);
         if (!event) throw hookinboxError("HOOKINBOX_EVENT_NOT_FOUND", eventId);
-        const previous = [...new Set(event.deliveries.map((d) => d.target))].filter((t) =>
-          resolved.handlers.has(t),
-        );
-        targets = previous.length > 0 ? previous : route(event.source, event.type);
+        const previous = [...new Set(event.deliveries.map((d) => d.target))].filter(isTarget);
+        targets = previous.length > 0 ? previous : route(event.source, event.type, event.body);
       }
       checkTargets(targets);
       const created = await store.replayEvent({ eventId, targets, now: now() });
@@ -325,7 +347,8 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       const fixed = replayOptions.targets;
       const result = await store.replayWhere(filter, {
         now: now(),
-        targetsFor: (event) => fixed ?? route(event.source, event.type),
+        // Bulk replays route by source and type: a route with `where` needs explicit targets.
+        targetsFor: (event) => fixed ?? route(event.source, event.type, empty),
         ...(replayOptions.onProgress ? { onProgress: replayOptions.onProgress } : {}),
       });
       ingest.onDeliveries();

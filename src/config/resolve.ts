@@ -1,5 +1,7 @@
 import type { z } from "zod";
 import { hookinboxError } from "../errors.ts";
+import { type ResolvedDestination, resolveDestination } from "../forward/resolve-destinations.ts";
+import { compileRoutes, type RouteEvent } from "../forward/route-table.ts";
 import { compilePattern, type ResolvedHandler, type RetryPolicy } from "../handlers/routes.ts";
 import type { Handler } from "../handlers/types.ts";
 import { type AddressList, addressList } from "../ingest/ip-allow.ts";
@@ -43,6 +45,15 @@ export interface ResolvedWorker {
 export interface ResolvedAlerts {
   readonly onDeadLetter?: (alert: DeadLetterAlert) => unknown;
   readonly onEffectHeld?: (alert: EffectHeldAlert) => unknown;
+  readonly onDestinationDisabled?: (alert: DestinationDisabledAlert) => unknown;
+}
+
+/** What `alerts.onDestinationDisabled` receives (the destination answered 410 Gone). */
+export interface DestinationDisabledAlert {
+  readonly destination: string;
+  readonly reason: string;
+  readonly deliveryId: string;
+  readonly eventId: string;
 }
 
 /** What `alerts.onEffectHeld` receives. */
@@ -88,6 +99,10 @@ export interface ResolvedConfig {
   readonly worker: ResolvedWorker;
   readonly alerts: ResolvedAlerts;
   readonly runbooks: Runbooks;
+  /** Destinations by name, in configured order. */
+  readonly destinations: ReadonlyMap<string, ResolvedDestination>;
+  /** The targets (handler patterns and destination names) of one event. */
+  readonly route: RouteEvent;
 }
 
 type RetryInput = Omit<z.input<typeof retrySchema>, "schedule"> & {
@@ -180,7 +195,7 @@ export function selectEnvironment(
     );
   }
   const merged: Record<string, unknown> = { ...base, ...overlay };
-  for (const key of ["sources", "handlers"] as const) {
+  for (const key of ["sources", "handlers", "destinations"] as const) {
     const a = base[key] as Record<string, unknown> | undefined;
     const b = (overlay as Record<string, unknown>)[key] as Record<string, unknown> | undefined;
     if (a || b) merged[key] = { ...a, ...b };
@@ -233,8 +248,23 @@ export function resolveConfig(
       : (env.HOOKINBOX_ADMIN_TOKEN ?? null);
   const leaseMs = parseDuration(config.worker?.lease ?? "30s") ?? 30_000;
   const readTimeoutMs = parseDuration(config.http?.readTimeout ?? "30s") ?? 30_000;
+  const handlers = resolveHandlers(config, sources, leaseMs);
+  const destinations = new Map<string, ResolvedDestination>();
+  for (const [name, destination] of Object.entries(config.destinations ?? {})) {
+    destinations.set(
+      name,
+      resolveDestination(name, destination, retryPolicy(config.retry, destination.retry), env),
+    );
+  }
   return {
-    handlers: resolveHandlers(config, sources, leaseMs),
+    handlers,
+    destinations,
+    route: compileRoutes(
+      handlers,
+      new Set(destinations.keys()),
+      new Set(sources.keys()),
+      config.routes ?? [],
+    ),
     worker: {
       enabled: config.worker?.enabled ?? true,
       concurrency: config.worker?.concurrency ?? 10,
@@ -248,6 +278,12 @@ export function resolveConfig(
         : {}),
       ...(config.alerts?.onEffectHeld
         ? { onEffectHeld: config.alerts.onEffectHeld as ResolvedAlerts["onEffectHeld"] }
+        : {}),
+      ...(config.alerts?.onDestinationDisabled
+        ? {
+            onDestinationDisabled: config.alerts
+              .onDestinationDisabled as ResolvedAlerts["onDestinationDisabled"],
+          }
         : {}),
     },
     store: env.DATABASE_URL || config.store || defaultStoreUrl,

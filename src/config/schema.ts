@@ -3,7 +3,7 @@ import type { Handler } from "../handlers/types.ts";
 import { isCidr } from "../ingest/ip-allow.ts";
 import { presetNames } from "../providers/presets.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
-import type { EffectHeldAlert } from "./resolve.ts";
+import type { DestinationDisabledAlert, EffectHeldAlert } from "./resolve.ts";
 import { parseDuration, parseSize } from "./units.ts";
 
 const duration = z.union([z.number(), z.string()]).refine((v) => parseDuration(v) !== undefined, {
@@ -288,6 +288,62 @@ export const runbooksSchema = z.record(
   }),
 );
 
+/** A destination name: it names the delivery target, so it never contains ":" or "*". */
+export const destinationName = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/i, {
+  message: "a destination name may hold letters, digits, '-' and '_'",
+});
+
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+/** One destination URL events are forwarded to (see docs/forwarding.md). */
+export const destinationSchema = z.strictObject({
+  url: publicUrl,
+  /** Standard Webhooks secret(s) (`whsec_…`); with several active, every one signs (rotation). */
+  secret: z.union([secretSchema, z.array(secretSchema).min(1)]),
+  timeout: duration.optional(),
+  /** Attempts in flight at once, across every process sharing the store. */
+  concurrency: z.number().int().min(1).max(1000).optional(),
+  /** Attempts started per second (a number), or `{ max, per }`, across every process. */
+  rateLimit: z
+    .union([
+      z.number().int().min(1),
+      z.strictObject({ max: z.number().int().min(1), per: duration }),
+    ])
+    .optional(),
+  /** Extra headers sent with every request (e.g. an Authorization the app expects). */
+  headers: z.record(headerName, z.string()).optional(),
+  /** More original request headers to forward, beyond the documented allowlist. */
+  forwardHeaders: z.array(headerName).optional(),
+  /** Allows loopback, private, link-local, CGNAT and metadata addresses (off by default: SSRF). */
+  allowPrivateNetworks: z.boolean().optional(),
+  retry: retrySchema.optional(),
+  onDeadLetter: z.enum(["block", "continue"]).optional(),
+  /** Stops attempts after `failures` in a row for `cooldown`, then probes with one; false turns it off. */
+  circuitBreaker: z
+    .union([
+      z.literal(false),
+      z.strictObject({
+        failures: z.number().int().min(1).optional(),
+        cooldown: duration.optional(),
+      }),
+    ])
+    .optional(),
+});
+
+const jsonPathKey = z.string().regex(/^\$(\.[^.[\]]+|\[\d+\])+$/, {
+  message: 'expected a JSON path like "$.data.object.livemode"',
+});
+
+/** Where events go: handlers and destinations by name, for a source, types and body values. */
+export const routeSchema = z.strictObject({
+  from: z.union([z.string(), z.array(z.string()).min(1)]),
+  /** Event type patterns with `*` wildcards (default: every type). */
+  types: z.array(z.string().min(1)).min(1).optional(),
+  /** JSON path → value: every one must be equal in the event body. */
+  where: z.record(jsonPathKey, scalar).optional(),
+  to: z.union([z.string(), z.array(z.string()).min(1)]),
+});
+
 export const configSchema = z.strictObject({
   /** Named environments (see selectEnvironment); removed before the rest is validated. */
   environments: z.record(z.string(), z.unknown()).optional(),
@@ -362,8 +418,12 @@ export const configSchema = z.strictObject({
     .strictObject({
       onDeadLetter: fn<(alert: DeadLetterAlert) => unknown>("(alert) => …").optional(),
       onEffectHeld: fn<(alert: EffectHeldAlert) => unknown>("(alert) => …").optional(),
+      onDestinationDisabled:
+        fn<(alert: DestinationDisabledAlert) => unknown>("(alert) => …").optional(),
     })
     .optional(),
+  destinations: z.record(destinationName, destinationSchema).optional(),
+  routes: z.array(routeSchema).optional(),
   sources: z
     .record(
       z.string().regex(/^[a-z0-9][a-z0-9_-]*$/i, {

@@ -79,7 +79,9 @@ export async function startGateway(
   // With --role ingest, workers run elsewhere (`--role worker`) and learn of new deliveries from
   // the store (PostgreSQL NOTIFY) or its poll.
   const worker =
-    options.role !== "ingest" && inbox.config.worker.enabled && inbox.config.handlers.size > 0
+    options.role !== "ingest" &&
+    inbox.config.worker.enabled &&
+    (inbox.config.handlers.size > 0 || inbox.config.destinations.size > 0)
       ? inbox.startWorker()
       : null;
   const http = inbox.config.http;

@@ -24,7 +24,8 @@ export interface IngestContext {
   readonly now: () => number;
   readonly bodyLimit: number;
   /** The delivery targets of an event (handler patterns that match it). */
-  readonly route: (source: string, type: string | null) => string[];
+  /** The targets of one event (handlers and destinations); the raw body serves `where` routes. */
+  readonly route: (source: string, type: string | null, body: Uint8Array) => string[];
   /** Called after a commit that created deliveries, to wake local workers. */
   readonly onDeliveries: () => void;
   /** Proxies whose X-Forwarded-For is believed (null: trust the socket peer only). */
@@ -235,7 +236,7 @@ export async function acceptWebhook(
           receivedAt,
           remoteAddress,
           secretIndex,
-          targets: context.route(sourceName, identity.type),
+          targets: context.route(sourceName, identity.type, body),
         }),
       ),
     );

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { WorkerMetrics } from "../admin/metrics.ts";
 import type { ResolvedAlerts } from "../config/resolve.ts";
+import type { Forwarder } from "../forward/forwarder.ts";
 import type { ResolvedHandler } from "../handlers/routes.ts";
 import type { Logger } from "../log.ts";
 import type { ClaimedDelivery, QueueStore } from "../store/queue-types.ts";
@@ -23,6 +24,8 @@ export interface WorkerOptions {
   readonly now?: () => number;
   readonly random?: () => number;
   readonly workerId?: string;
+  /** Destination targets (forwarding): created with this worker's id, closed when it stops. */
+  readonly forwarder?: (workerId: string) => Forwarder;
 }
 
 /** A running worker. */
@@ -59,6 +62,7 @@ export function startWorker(options: WorkerOptions): Worker {
   const random = options.random ?? Math.random;
   const { store, logger, concurrency } = options;
   const log = logger.child({ workerId: id });
+  const forwarder = options.forwarder?.(id);
   const inFlight = new Map<
     string,
     { delivery: ClaimedDelivery; abort: AbortController; leaseMs: number }
@@ -134,12 +138,18 @@ export function startWorker(options: WorkerOptions): Worker {
 
   const start = (delivery: ClaimedDelivery) => {
     const abort = new AbortController();
-    const leaseMs = options.handlers.get(delivery.target)?.leaseMs ?? options.leaseMs;
+    const forwarding = forwarder?.has(delivery.target) === true;
+    const leaseMs = forwarding
+      ? forwarder!.leaseMs(delivery.target)
+      : (options.handlers.get(delivery.target)?.leaseMs ?? options.leaseMs);
     inFlight.set(delivery.id, { delivery, abort, leaseMs });
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
     options.metrics?.attemptStarted(delivery.target);
-    runDelivery(runContext, delivery, abort.signal)
+    (forwarding
+      ? forwarder!.run(delivery, abort.signal)
+      : runDelivery(runContext, delivery, abort.signal)
+    )
       .then(
         (outcome) => {
           counts[outcome]++;
@@ -211,8 +221,11 @@ export function startWorker(options: WorkerOptions): Worker {
             );
             break;
           }
-          for (const delivery of claimed) start(delivery);
-          if (claimed.length < free) break;
+          // Destinations' flow control defers what may not run now (paused, limits, circuit).
+          const runnable = forwarder ? await forwarder.admit(claimed) : claimed;
+          for (const delivery of runnable) start(delivery);
+          // Deferred work means a limit is reached: claim again when something finishes.
+          if (claimed.length < free || runnable.length < claimed.length) break;
         }
       } while (pumpAgain && !stopping);
       if (inFlight.size < concurrency) {
@@ -236,6 +249,7 @@ export function startWorker(options: WorkerOptions): Worker {
   // One lease length for every claim: the longest any handler may need (handlers are fixed).
   const longestLeaseMs = Math.max(
     options.leaseMs,
+    forwarder?.longestLeaseMs ?? 0,
     ...[...options.handlers.values()].map((h) => h.leaseMs),
   );
   const maxLeaseMs = () => longestLeaseMs;
@@ -244,7 +258,11 @@ export function startWorker(options: WorkerOptions): Worker {
   const heartbeatMs = Math.max(
     50,
     Math.floor(
-      Math.min(options.leaseMs, ...[...options.handlers.values()].map((h) => h.leaseMs)) / 3,
+      Math.min(
+        options.leaseMs,
+        forwarder?.shortestLeaseMs ?? Number.POSITIVE_INFINITY,
+        ...[...options.handlers.values()].map((h) => h.leaseMs),
+      ) / 3,
     ),
   );
   const heartbeat = setInterval(() => {
@@ -339,6 +357,7 @@ export function startWorker(options: WorkerOptions): Worker {
       }
       // Wait for a claim in progress so nothing is leased after stop() resolves.
       while (pumping) await new Promise((resolve) => setTimeout(resolve, 5));
+      await forwarder?.close().catch(() => undefined);
     },
   };
 }

@@ -4,6 +4,8 @@
  * `now` from the caller so that tests can drive time; none reads the clock itself.
  */
 
+import type { AttemptResponse } from "./forward-types.ts";
+
 /**
  * - `pending`: waiting until `runAt`;
  * - `blocked`: waiting behind an earlier delivery of the same target and ordering key;
@@ -111,6 +113,8 @@ export interface AttemptView {
   readonly outcome: AttemptOutcome;
   readonly errorMessage: string | null;
   readonly errorStack: string | null;
+  /** What a destination answered (forwarding attempts only). */
+  readonly response?: AttemptResponse;
 }
 
 export interface DeliveryView {

@@ -17,6 +17,7 @@ export interface EventIdentity {
   readonly version: number | null;
 }
 
+import type { DestinationStore } from "./forward-types.ts";
 import type { DeliveryView, QueueStore } from "./queue-types.ts";
 
 /** One verified, identified request to store. */
@@ -146,7 +147,7 @@ export interface MigrationReport {
 }
 
 /** Durable storage for receipts, events and their processing. Safe to call concurrently. */
-export interface Store extends QueueStore {
+export interface Store extends QueueStore, DestinationStore {
   readonly kind: "sqlite" | "postgres";
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<MigrationReport>;

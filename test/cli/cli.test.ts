@@ -101,9 +101,11 @@ describe("hookinbox CLI", () => {
     );
     const first = await hookinbox(tmp.dir, ["migrate"]);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^applied 001_\w+, 002_\w+, 003_\w+; store is at migration 3\n$/);
+    expect(first.stdout).toMatch(
+      /^applied 001_\w+, 002_\w+, 003_\w+, 004_\w+; store is at migration 4\n$/,
+    );
     const second = await hookinbox(tmp.dir, ["migrate"]);
-    expect(second.stdout).toBe("store is up to date (migration 3)\n");
+    expect(second.stdout).toBe("store is up to date (migration 4)\n");
 
     writeFileSync(
       join(tmp.dir, "bad.json"),

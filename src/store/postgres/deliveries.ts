@@ -2,6 +2,7 @@ import type pg from "pg";
 import { hookinboxError } from "../../errors.ts";
 import type { AttemptView, DeliveryPage, DeliveryQuery, DeliveryView } from "../queue-types.ts";
 import { decodeCursor, encodeCursor, pageLimit } from "../sqlite/list-events.ts";
+import { attemptResponse } from "../sqlite/queue/delivery-views.ts";
 import { withRetry } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -47,7 +48,8 @@ async function attemptLogs(
   if (ids.length === 0) return logs;
   const { rows } = await withRetry(() =>
     pool.query(
-      `SELECT id, delivery_id, attempt, worker_id, started_at, ended_at, outcome, error_message, error_stack
+      `SELECT id, delivery_id, attempt, worker_id, started_at, ended_at, outcome, error_message, error_stack,
+              response_status, response_headers, response_body, latency_ms, error_class
        FROM ${t.attempts} WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt`,
       [ids],
     ),
@@ -63,6 +65,7 @@ async function attemptLogs(
       outcome: a.outcome,
       errorMessage: a.error_message,
       errorStack: a.error_stack,
+      ...attemptResponse(a),
     });
     logs.set(a.delivery_id, list);
   }

@@ -4,6 +4,7 @@ import type { Store } from "../types.ts";
 import { acceptPostgres, recordRejectionPostgres } from "./accept.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
 import { deliveriesPostgres } from "./deliveries.ts";
+import { destinationsPostgres } from "./destinations.ts";
 import { effectsPostgres } from "./effects.ts";
 import { getEventPostgres, listEventsPostgres, listReceiptsPostgres } from "./events.ts";
 import { listenForDeliveries } from "./listen.ts";
@@ -55,6 +56,7 @@ export function openPostgresStore(
   const effects = effectsPostgres(pool, t);
   const replay = replayPostgres(pool, t, notify);
   const leases = leasesPostgres(pool, t);
+  const destinations = destinationsPostgres(pool, t);
   const reports = reportsPostgres(pool, t, {
     listExpired: (now, limit) => deliveries.expired(now, limit),
     heldEffects: () => effects.list({ status: "held" }),
@@ -171,5 +173,20 @@ export function openPostgresStore(
     markAlerted: (ids, now) => run(() => reports.markAlerted(ids, now)),
     stuck: (input) => run(() => reports.stuck(input)),
     queueGauges: () => run(() => reports.queueGauges()),
+
+    ensureDestinations: (names) => run(() => destinations.ensureDestinations(names)),
+    listDestinationStates: () => run(() => destinations.listDestinationStates()),
+    setDestinationState: (name, state, reason, now) =>
+      run(() => destinations.setDestinationState(name, state, reason, now)),
+    countRunning: (targets) => run(() => destinations.countRunning(targets)),
+    takeRateSlot: (name, windowStart, limit) =>
+      run(() => destinations.takeRateSlot(name, windowStart, limit)),
+    takeProbe: (name, now, cooldownMs) => run(() => destinations.takeProbe(name, now, cooldownMs)),
+    recordCircuit: (name, ok, now, threshold, cooldownMs) =>
+      run(() => destinations.recordCircuit(name, ok, now, threshold, cooldownMs)),
+    deferDeliveries: (workerId, ids, runAt, now) =>
+      run(() => destinations.deferDeliveries(workerId, ids, runAt, now)),
+    recordAttemptResponse: (deliveryId, attempt, response) =>
+      run(() => destinations.recordAttemptResponse(deliveryId, attempt, response)),
   };
 }

@@ -24,6 +24,7 @@ const tables = [
   "effects",
   "hookinbox_heartbeat",
   "hookinbox_migrations",
+  "destinations",
 ] as const;
 
 const functions = [

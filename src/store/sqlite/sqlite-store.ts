@@ -11,6 +11,7 @@ import type {
   RejectionInput,
   Store,
 } from "../types.ts";
+import { prepareDestinationReads } from "./forward/destinations.ts";
 import { prepareGetEvent } from "./get-event.ts";
 import { type CommitInfo, GroupCommit } from "./group-commit.ts";
 import { prepareListEvents } from "./list-events.ts";
@@ -184,6 +185,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         alerts: prepareDeadLetterAlerts(db),
         stuck: prepareStuck(db),
         gauges: prepareQueueGauges(db),
+        destinations: prepareDestinationReads(db),
         nextDue: db.prepare<[], { at: number | null }>(
           "SELECT min(run_at) AS at FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending'",
         ),
@@ -398,6 +400,29 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return read((current) => current.gauges());
     },
 
+    // ---- forwarding (src/store/forward-types.ts) ----
+
+    async ensureDestinations(names) {
+      await write("ensureDestinations", names);
+    },
+    listDestinationStates() {
+      return read((current) => current.destinations.list());
+    },
+    setDestinationState: (name, state, reason, at) =>
+      write("setDestinationState", name, state, reason, at),
+    countRunning(targets) {
+      return read((current) => current.destinations.countRunning(targets));
+    },
+    takeRateSlot: (name, windowStart, limit) => write("takeRateSlot", name, windowStart, limit),
+    takeProbe: (name, at, cooldownMs) => write("takeProbe", name, at, cooldownMs),
+    recordCircuit: (name, ok, at, threshold, cooldownMs) =>
+      write("recordCircuit", name, ok, at, threshold, cooldownMs),
+    deferDeliveries: (workerId, ids, runAt, at) =>
+      write("deferDeliveries", workerId, ids, runAt, at),
+    async recordAttemptResponse(deliveryId, attempt, response) {
+      await write("recordAttemptResponse", deliveryId, attempt, response);
+    },
+
     async ping(): Promise<void> {
       await write("ping");
     },
@@ -452,6 +477,7 @@ interface ReadOperations {
   alerts: ReturnType<typeof prepareDeadLetterAlerts>;
   stuck: ReturnType<typeof prepareStuck>;
   gauges: ReturnType<typeof prepareQueueGauges>;
+  destinations: ReturnType<typeof prepareDestinationReads>;
   nextDue: Database.Statement<[], { at: number | null }>;
 }
 

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { CompleteInput, EffectClaimInput } from "../queue-types.ts";
 import { prepareAccept } from "./accept.ts";
+import { prepareDestinationWrites } from "./forward/destinations.ts";
 import { preparePing } from "./ping.ts";
 import { prepareClaimDeliveries } from "./queue/claim-deliveries.ts";
 import { prepareCompleteDelivery } from "./queue/complete-delivery.ts";
@@ -35,7 +36,9 @@ export function prepareWriteOps(db: Database.Database, now: () => number) {
   const replay = prepareReplay(db);
   const effects = prepareEffects(db);
   const alerts = prepareDeadLetterAlerts(db);
+  const destinations = prepareDestinationWrites(db);
   return {
+    ...destinations,
     accept,
     recordRejection,
     ping,

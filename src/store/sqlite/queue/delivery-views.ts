@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import type { AttemptResponse } from "../../forward-types.ts";
 import type {
   AttemptOutcome,
   AttemptView,
@@ -39,6 +40,11 @@ interface AttemptRow {
   outcome: AttemptOutcome;
   error_message: string | null;
   error_stack: string | null;
+  response_status: number | null;
+  response_headers: string | null;
+  response_body: string | null;
+  latency_ms: number | null;
+  error_class: string | null;
 }
 
 /**
@@ -87,6 +93,36 @@ export function toDeliveryView(row: DeliveryRow, attemptLog?: AttemptView[]): De
   };
 }
 
+/**
+ * The `response` of an attempt view, when the attempt was a forward that recorded one.
+ *
+ * @example
+ * ```ts
+ * const view = { ...rest, ...attemptResponse(row) };
+ * ```
+ */
+export function attemptResponse(row: {
+  response_status: number | null;
+  response_headers: string | Record<string, string> | null;
+  response_body: string | null;
+  latency_ms: number | null;
+  error_class: string | null;
+}): { response?: AttemptResponse } {
+  if (row.latency_ms === null) return {};
+  return {
+    response: {
+      status: row.response_status,
+      headers:
+        typeof row.response_headers === "string"
+          ? (JSON.parse(row.response_headers) as Record<string, string>)
+          : row.response_headers,
+      body: row.response_body,
+      latencyMs: row.latency_ms,
+      errorClass: row.error_class,
+    },
+  };
+}
+
 const filters = ["status", "target", "eventId"] as const;
 const columnOf = { status: "status", target: "target", eventId: "event_id" } as const;
 
@@ -106,7 +142,8 @@ export function prepareDeliveryViews(db: Database.Database) {
     `SELECT ${deliveryColumns} FROM deliveries WHERE event_id = ? ORDER BY id`,
   );
   const attemptsOf = db.prepare<[string], AttemptRow>(
-    `SELECT id, attempt, worker_id, started_at, ended_at, outcome, error_message, error_stack
+    `SELECT id, attempt, worker_id, started_at, ended_at, outcome, error_message, error_stack,
+            response_status, response_headers, response_body, latency_ms, error_class
      FROM attempts WHERE delivery_id = ? ORDER BY attempt`,
   );
   const byId = db.prepare<[string], DeliveryRow>(
@@ -122,6 +159,7 @@ export function prepareDeliveryViews(db: Database.Database) {
       outcome: a.outcome,
       errorMessage: a.error_message,
       errorStack: a.error_stack,
+      ...attemptResponse(a),
     }));
   return {
     list(query: DeliveryQuery): DeliveryPage {

@@ -1,0 +1,89 @@
+import type { HookinboxConfig } from "../config/schema.ts";
+import { type ResolvedSecret, resolveSecret } from "../config/secrets.ts";
+import { parseDuration } from "../config/units.ts";
+import { hookinboxError } from "../errors.ts";
+import type { RetryPolicy } from "../handlers/routes.ts";
+import { standardWebhooksKey } from "../providers/standard-webhooks.ts";
+
+/** One destination ready for the worker. */
+export interface ResolvedDestination {
+  readonly name: string;
+  readonly url: URL;
+  /** Standard Webhooks signing secrets, in configured order (rotation windows apply). */
+  readonly secrets: readonly ResolvedSecret[];
+  readonly timeoutMs: number;
+  readonly concurrency: number;
+  /** Attempts started per window, across processes; null for no limit. */
+  readonly rateLimit: { readonly max: number; readonly perMs: number } | null;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Original headers forwarded beyond the allowlist (lower-case). */
+  readonly forwardHeaders: ReadonlySet<string>;
+  readonly allowPrivateNetworks: boolean;
+  readonly retry: RetryPolicy;
+  readonly onDeadLetter: "block" | "continue";
+  /** Null when turned off. */
+  readonly circuitBreaker: { readonly failures: number; readonly cooldownMs: number } | null;
+  /** The lease a forward takes: the timeout plus room for bookkeeping. */
+  readonly leaseMs: number;
+}
+
+type DestinationInput = NonNullable<HookinboxConfig["destinations"]>[string];
+
+/**
+ * Resolves one destination: secrets from the environment (each must be a Standard Webhooks
+ * secret, `whsec_` + base64), durations, defaults (timeout 15s, concurrency 10, circuit breaker
+ * after 5 failures for 30s).
+ *
+ * @example
+ * ```ts
+ * resolveDestination("app", { url: "https://app.internal/hooks", secret: "whsec_…" }, policy, env);
+ * ```
+ */
+export function resolveDestination(
+  name: string,
+  input: DestinationInput,
+  retry: RetryPolicy,
+  env: Record<string, string | undefined>,
+): ResolvedDestination {
+  const secretsIn = Array.isArray(input.secret) ? input.secret : [input.secret];
+  const secrets = secretsIn.map((secret, index) => {
+    const where = `destinations.${name}.secret${Array.isArray(input.secret) ? `[${index}]` : ""}`;
+    const resolved = resolveSecret(secret, index, where, env);
+    if (!standardWebhooksKey(resolved.value)) {
+      throw hookinboxError(
+        "HOOKINBOX_CONFIG_INVALID",
+        `\n  - ${where}: expected a Standard Webhooks secret ("whsec_" followed by base64)`,
+      );
+    }
+    return resolved;
+  });
+  const timeoutMs = parseDuration(input.timeout ?? "15s") ?? 15_000;
+  const rate = input.rateLimit;
+  const breaker = input.circuitBreaker;
+  return {
+    name,
+    url: new URL(input.url),
+    secrets,
+    timeoutMs,
+    concurrency: input.concurrency ?? 10,
+    rateLimit:
+      rate === undefined
+        ? null
+        : typeof rate === "number"
+          ? { max: rate, perMs: 1000 }
+          : { max: rate.max, perMs: Math.max(1, parseDuration(rate.per) ?? 1000) },
+    headers: { ...input.headers },
+    forwardHeaders: new Set((input.forwardHeaders ?? []).map((h) => h.toLowerCase())),
+    allowPrivateNetworks: input.allowPrivateNetworks ?? false,
+    retry,
+    onDeadLetter: input.onDeadLetter ?? "block",
+    circuitBreaker:
+      breaker === false
+        ? null
+        : {
+            failures: breaker?.failures ?? 5,
+            cooldownMs: parseDuration(breaker?.cooldown ?? "30s") ?? 30_000,
+          },
+    leaseMs: timeoutMs + 10_000,
+  };
+}

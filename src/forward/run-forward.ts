@@ -1,0 +1,257 @@
+import type { ResolvedAlerts } from "../config/resolve.ts";
+import { type ErrorCode, hookinboxError, isHookinboxError } from "../errors.ts";
+import { retryDelay } from "../handlers/routes.ts";
+import type { Logger } from "../log.ts";
+import type { RunOutcome } from "../queue/run-delivery.ts";
+import type { ClaimedDelivery } from "../store/queue-types.ts";
+import type { Store } from "../store/types.ts";
+import { forwardHeaders } from "./forwarded-headers.ts";
+import type { DestinationClient, PostResult } from "./http-client.ts";
+import type { ResolvedDestination } from "./resolve-destinations.ts";
+import { retryAfterMs } from "./retry-after.ts";
+import { signStandardWebhook, stableDeliveryId } from "./sign.ts";
+
+/** What forwarding one claimed delivery needs. */
+export interface ForwardContext {
+  readonly store: Store;
+  readonly workerId: string;
+  readonly now: () => number;
+  readonly random: () => number;
+  readonly logger: Logger;
+  readonly alerts: ResolvedAlerts | undefined;
+}
+
+/** What an attempt's result means for the delivery. */
+type Verdict =
+  | { readonly kind: "done" }
+  | { readonly kind: "gone"; readonly code: ErrorCode; readonly message: string }
+  | {
+      readonly kind: "retry";
+      readonly code: ErrorCode;
+      readonly message: string;
+      /** Delay the destination asked for (Retry-After), else null for the backoff. */
+      readonly afterMs: number | null;
+      readonly permanent: boolean;
+      /** Counts against the circuit breaker (the destination looks unavailable). */
+      readonly unavailable: boolean;
+    };
+
+/**
+ * Reads an attempt's result: 2xx done; 410 Gone disables the destination; 429 and 503 wait for
+ * `Retry-After` (seconds or HTTP date) when given; 3xx (never followed), other statuses,
+ * timeouts, resets and DNS failures retry with the backoff; a refused address is permanent.
+ *
+ * @example
+ * ```ts
+ * verdictOf({ status: 503, headers: { "retry-after": "2" }, … }, Date.now()); // retry after 2000 ms
+ * ```
+ */
+export function verdictOf(result: PostResult, nowMs: number): Verdict {
+  const status = result.status;
+  if (status === null) {
+    if (result.refused)
+      return {
+        kind: "retry",
+        code: "HOOKINBOX_FORWARD_ADDRESS_REFUSED",
+        message: result.error ?? "refused address",
+        afterMs: null,
+        permanent: true,
+        unavailable: false,
+      };
+    return {
+      kind: "retry",
+      code:
+        result.errorClass === "timeout" ? "HOOKINBOX_FORWARD_TIMEOUT" : "HOOKINBOX_FORWARD_NETWORK",
+      message: `${result.errorClass}: ${result.error ?? "no response"}`,
+      afterMs: null,
+      permanent: false,
+      unavailable: true,
+    };
+  }
+  if (status >= 200 && status < 300) return { kind: "done" };
+  if (status === 410) return { kind: "gone", code: "HOOKINBOX_FORWARD_GONE", message: "410 Gone" };
+  if (status >= 300 && status < 400)
+    return {
+      kind: "retry",
+      code: "HOOKINBOX_FORWARD_REDIRECT",
+      message: `${status} redirect to ${result.headers?.location ?? "(no location)"} not followed`,
+      afterMs: null,
+      permanent: false,
+      unavailable: false,
+    };
+  const afterMs =
+    status === 429 || status === 503 ? retryAfterMs(result.headers?.["retry-after"], nowMs) : null;
+  return {
+    kind: "retry",
+    code: "HOOKINBOX_FORWARD_STATUS",
+    message: `status ${status}`,
+    afterMs,
+    permanent: false,
+    unavailable: status >= 500 || status === 429 || status === 408,
+  };
+}
+
+/**
+ * Forwards one claimed delivery to its destination and records the attempt: the request (raw
+ * body byte for byte, allowlisted headers, Standard Webhooks signature with the stable
+ * `webhook-id`, `hookinbox-*` headers), then what came back (status, selected headers, the first
+ * 4 KB of the body, latency, error class) on the attempt, then done, a retry (backoff or
+ * Retry-After), a dead letter, or — on 410 — a disabled destination and an alert, with the
+ * delivery waiting for it to be enabled again.
+ *
+ * @example
+ * ```ts
+ * const outcome = await runForward(context, destination, client, claimed, signal);
+ * ```
+ */
+export async function runForward(
+  context: ForwardContext,
+  destination: ResolvedDestination,
+  client: DestinationClient,
+  delivery: ClaimedDelivery,
+  signal: AbortSignal,
+): Promise<{ outcome: RunOutcome; ok: boolean | null }> {
+  const { store, now } = context;
+  const log = context.logger.child({
+    deliveryId: delivery.id,
+    eventId: delivery.eventId,
+    target: delivery.target,
+    source: delivery.source,
+    type: delivery.type,
+    attempt: delivery.attempt,
+  });
+  const base = {
+    deliveryId: delivery.id,
+    workerId: context.workerId,
+    attempt: delivery.attempt,
+  };
+  const fail = async (
+    code: ErrorCode,
+    message: string,
+    outcome: "error" | "permanent" | "exhausted",
+    retryAt: number | null,
+  ): Promise<RunOutcome> => {
+    const error = hookinboxError(code, message);
+    const result = await store.failDelivery({
+      ...base,
+      now: now(),
+      error: { message: `${code}: ${error.message}`, stack: null },
+      retryAt,
+      outcome,
+      blockKey: destination.onDeadLetter !== "continue",
+    });
+    return result.dead ? "dead" : "retry";
+  };
+  try {
+    if (delivery.budgetAttempt > destination.retry.maxAttempts) {
+      log.warn({ outcome: "exhausted" }, "forward");
+      return {
+        outcome: await fail(
+          "HOOKINBOX_FORWARD_NETWORK",
+          `attempt budget of ${destination.retry.maxAttempts} spent (crashed or stalled tries)`,
+          "exhausted",
+          null,
+        ),
+        ok: null,
+      };
+    }
+    const signature = signStandardWebhook(
+      destination.secrets,
+      stableDeliveryId(delivery.eventId, destination.name),
+      delivery.body,
+      now(),
+    );
+    if (!signature) {
+      return {
+        outcome: await fail(
+          "HOOKINBOX_FORWARD_NETWORK",
+          "the destination has no active secret (check the rotation window)",
+          "error",
+          now() + retryDelay(destination.retry, delivery.budgetAttempt, context.random),
+        ),
+        ok: null,
+      };
+    }
+    const headers = forwardHeaders(
+      delivery,
+      destination.headers,
+      signature,
+      destination.forwardHeaders,
+    );
+    const result = await client.post(headers, delivery.body, destination.timeoutMs, signal);
+    if (result.aborted) throw hookinboxError("HOOKINBOX_LEASE_LOST", delivery.id);
+    // Recorded before the delivery's state changes, in the same group commit on SQLite.
+    const recorded = store.recordAttemptResponse(delivery.id, delivery.attempt, {
+      status: result.status,
+      headers: result.headers,
+      body: result.body,
+      latencyMs: result.latencyMs,
+      errorClass:
+        result.errorClass ??
+        (result.status !== null && (result.status < 200 || result.status >= 300)
+          ? "http-status"
+          : null),
+    });
+    const verdict = verdictOf(result, now());
+    const ms = Math.round(result.latencyMs);
+    if (verdict.kind === "done") {
+      await recorded;
+      await store.completeDelivery({ ...base, now: now() });
+      log.info({ outcome: "done", status: result.status, ms }, "forward");
+      return { outcome: "done", ok: true };
+    }
+    await recorded;
+    if (verdict.kind === "gone") {
+      const reason = `410 Gone from the destination (delivery ${delivery.id})`;
+      await store.setDestinationState(destination.name, "disabled", reason, now());
+      const outcome = await fail(verdict.code, verdict.message, "error", now());
+      alertDisabled(context, log, destination.name, reason, delivery);
+      return { outcome, ok: null };
+    }
+    const last = delivery.budgetAttempt >= destination.retry.maxAttempts;
+    const retryAt =
+      verdict.permanent || last
+        ? null
+        : now() +
+          (verdict.afterMs ??
+            retryDelay(destination.retry, delivery.budgetAttempt, context.random));
+    const outcome = await fail(
+      verdict.code,
+      verdict.message,
+      verdict.permanent ? "permanent" : "error",
+      retryAt,
+    );
+    log[outcome === "dead" ? "error" : "warn"](
+      { outcome, status: result.status, errorClass: result.errorClass, ms, retryAt },
+      "forward",
+    );
+    return { outcome, ok: verdict.unavailable ? false : null };
+  } catch (error) {
+    if (isHookinboxError(error, "HOOKINBOX_LEASE_LOST")) {
+      log.warn({ outcome: "lease-lost" }, "forward");
+      return { outcome: "lease-lost", ok: null };
+    }
+    throw error;
+  }
+}
+
+function alertDisabled(
+  context: ForwardContext,
+  log: Logger,
+  destination: string,
+  reason: string,
+  delivery: ClaimedDelivery,
+): void {
+  const alert = { destination, reason, deliveryId: delivery.id, eventId: delivery.eventId };
+  log.error(
+    { ...alert, outcome: "destination-disabled" },
+    "destination answered 410 Gone and is disabled; enable it with `hookinbox destinations enable`",
+  );
+  try {
+    Promise.resolve(context.alerts?.onDestinationDisabled?.(alert)).catch((error: unknown) =>
+      log.error({ err: (error as Error).message }, "onDestinationDisabled alert failed"),
+    );
+  } catch (error) {
+    log.error({ err: (error as Error).message }, "onDestinationDisabled alert failed");
+  }
+}

@@ -1,0 +1,157 @@
+import type pg from "pg";
+import type { AttemptResponse, DestinationState, DestinationStateRow } from "../forward-types.ts";
+import { withRetry } from "./connection.ts";
+import type { SchemaNames } from "./schema-names.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: rows come untyped from pg.
+function toState(row: any): DestinationStateRow {
+  return {
+    name: row.name,
+    state: row.state,
+    reason: row.reason,
+    changedAt: row.changed_at,
+    failures: row.failures,
+    openUntil: row.open_until,
+  };
+}
+
+/**
+ * The destination operations on PostgreSQL (see DestinationStore): each is one statement, so
+ * every process sharing the schema sees one state, one circuit and one rate window per
+ * destination. Table names are qualified with the store's schema (`schemaNames`).
+ *
+ * @example
+ * ```ts
+ * const destinations = destinationsPostgres(pool, schemaNames("hookinbox"));
+ * await destinations.takeRateSlot("app", 1_700_000_000_000, 50);
+ * ```
+ */
+export function destinationsPostgres(pool: pg.Pool, t: SchemaNames) {
+  const cols = "name, state, reason, changed_at, failures, open_until";
+  const query = (text: string, values: unknown[]) =>
+    withRetry(() => pool.query(text, values)).then((r) => r.rows);
+  return {
+    async ensureDestinations(names: readonly string[]): Promise<void> {
+      if (names.length === 0) return;
+      await query(
+        `INSERT INTO ${t.destinations} (name) SELECT unnest($1::text[]) ON CONFLICT (name) DO NOTHING`,
+        [names],
+      );
+    },
+    async listDestinationStates(): Promise<DestinationStateRow[]> {
+      return (await query(`SELECT ${cols} FROM ${t.destinations} ORDER BY name`, [])).map(toState);
+    },
+    async setDestinationState(
+      name: string,
+      state: DestinationState,
+      reason: string | null,
+      now: number,
+    ): Promise<DestinationStateRow | null> {
+      const rows = await query(
+        `WITH changed AS (
+           UPDATE ${t.destinations} SET state = $2, reason = $3, changed_at = $4,
+             failures = CASE WHEN $2 = 'active' THEN 0 ELSE failures END,
+             open_until = CASE WHEN $2 = 'active' THEN NULL ELSE open_until END
+           WHERE name = $1 RETURNING ${cols}
+         ), woken AS (
+           UPDATE ${t.deliveries} SET run_at = $4, updated_at = $4
+           WHERE $2 = 'active' AND status = 'pending' AND target = $1 AND run_at > $4
+             AND EXISTS (SELECT 1 FROM changed)
+         )
+         SELECT * FROM changed`,
+        [name, state, reason, Math.floor(now)],
+      );
+      return rows[0] ? toState(rows[0]) : null;
+    },
+    async countRunning(targets: readonly string[]): Promise<Record<string, number>> {
+      const counts: Record<string, number> = {};
+      if (targets.length === 0) return counts;
+      const rows = await query(
+        `SELECT target, count(*)::int AS n FROM ${t.deliveries}
+         WHERE status = 'running' AND target = ANY($1::text[]) GROUP BY target`,
+        [targets],
+      );
+      for (const row of rows) counts[row.target] = row.n;
+      return counts;
+    },
+    async takeRateSlot(name: string, windowStart: number, limit: number): Promise<boolean> {
+      const rows = await query(
+        `UPDATE ${t.destinations}
+         SET rate_count = CASE WHEN rate_window = $2 THEN rate_count + 1 ELSE 1 END, rate_window = $2
+         WHERE name = $1 AND (rate_window <> $2 OR rate_count < $3) RETURNING 1`,
+        [name, Math.floor(windowStart), limit],
+      );
+      return rows.length === 1;
+    },
+    async takeProbe(name: string, now: number, cooldownMs: number): Promise<boolean> {
+      const at = Math.floor(now);
+      const rows = await query(
+        `UPDATE ${t.destinations} SET open_until = $3
+         WHERE name = $1 AND open_until IS NOT NULL AND open_until <= $2 RETURNING 1`,
+        [name, at, at + cooldownMs],
+      );
+      return rows.length === 1;
+    },
+    async recordCircuit(
+      name: string,
+      ok: boolean,
+      now: number,
+      threshold: number,
+      cooldownMs: number,
+    ): Promise<DestinationStateRow | null> {
+      const rows = ok
+        ? await query(
+            `UPDATE ${t.destinations} SET failures = 0, open_until = NULL WHERE name = $1 RETURNING ${cols}`,
+            [name],
+          )
+        : await query(
+            `UPDATE ${t.destinations} SET failures = failures + 1,
+               open_until = CASE WHEN failures + 1 >= $2 THEN $3 ELSE open_until END
+             WHERE name = $1 RETURNING ${cols}`,
+            [name, threshold, Math.floor(now) + cooldownMs],
+          );
+      return rows[0] ? toState(rows[0]) : null;
+    },
+    async deferDeliveries(
+      workerId: string,
+      ids: readonly string[],
+      runAt: number,
+      now: number,
+    ): Promise<number> {
+      if (ids.length === 0) return 0;
+      const rows = await query(
+        `WITH deferred AS (
+           UPDATE ${t.deliveries} SET status = 'pending', attempts = attempts - 1, lease_owner = NULL,
+                  lease_expires_at = NULL, run_at = $3, updated_at = $4
+           WHERE id = ANY($1::text[]) AND status = 'running' AND lease_owner = $2
+           RETURNING id, attempts + 1 AS attempt
+         ), dropped AS (
+           DELETE FROM ${t.attempts} a USING deferred d WHERE a.delivery_id = d.id AND a.attempt = d.attempt
+         )
+         SELECT count(*)::int AS n FROM deferred`,
+        [ids, workerId, Math.floor(runAt), Math.floor(now)],
+      );
+      return rows[0]?.n ?? 0;
+    },
+    async recordAttemptResponse(
+      deliveryId: string,
+      attempt: number,
+      r: AttemptResponse,
+    ): Promise<void> {
+      await query(
+        `UPDATE ${t.attempts} SET response_status = $3, response_headers = $4, response_body = $5,
+           latency_ms = $6, error_class = $7
+         WHERE delivery_id = $1 AND attempt = $2`,
+        [
+          deliveryId,
+          attempt,
+          r.status,
+          r.headers === null ? null : JSON.stringify(r.headers),
+          r.body,
+          Math.round(r.latencyMs),
+          r.errorClass,
+        ],
+      );
+    },
+  };
+}
