@@ -7,7 +7,9 @@ import { withRetry } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
 /** The columns every delivery view selects, with the event's source and type (for `FROM deliveries`). */
-const columnsOf = (t: SchemaNames) => `id, event_id, target, status, ordering_key, version, attempts,
+const columnsOf = (
+  t: SchemaNames,
+) => `id, event_id, target, status, ordering_key, version, attempts,
   run_at, lease_owner, lease_expires_at, last_error, is_replay, replay_of, created_at, completed_at,
   (SELECT e.source FROM ${t.events} e WHERE e.id = deliveries.event_id) AS source,
   (SELECT e.type FROM ${t.events} e WHERE e.id = deliveries.event_id) AS type`;
