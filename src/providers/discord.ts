@@ -6,11 +6,11 @@
  */
 
 import { createPublicKey, type KeyObject, verify as verifySignature } from "node:crypto";
-import { hookinboxError } from "../errors.ts";
 import { field, jsonOrUndefined, parseJsonOrUndefined, scalarText } from "./body.ts";
-import { asBuffer, decodeHex } from "./crypto.ts";
+import { decodeHex } from "./crypto.ts";
 import { requireHeader, requireSecrets, requireTimestampHeader } from "./match.ts";
-import { checkTimestamp, checkTolerance, parseTimestampSeconds } from "./timestamps.ts";
+import { verifyTimestampedKeySignature } from "./timestamped-key-signature.ts";
+import { checkTolerance } from "./timestamps.ts";
 import type {
   HandshakeResponse,
   IdentityContext,
@@ -181,32 +181,18 @@ export function discordScheme(options: DiscordOptions = {}): ProviderScheme {
         requireSecrets(secrets);
         const signatureHex = requireHeader(request.headers, SIGNATURE_HEADER);
         const timestamp = requireTimestampHeader(request.headers, TIMESTAMP_HEADER);
-        const windowed = toleranceMs !== Number.POSITIVE_INFINITY;
-        const signedAt = windowed ? parseTimestampSeconds(timestamp) : undefined;
-        const signature = decodeHex(signatureHex);
-        const message = Buffer.concat([Buffer.from(timestamp, "utf8"), asBuffer(request.body)]);
-        let usable = 0;
-        let secretIndex: number | undefined;
-        for (const secret of secrets) {
-          const key = keyOf(secret.value);
-          if (key === undefined) continue;
-          usable++;
-          if (signature === undefined || signature.length !== SIGNATURE_BYTES) continue;
-          if (verifySignature(null, message, key, signature)) {
-            secretIndex = secret.index;
-            break;
-          }
-        }
-        if (usable === 0) {
-          throw hookinboxError(
-            "HOOKINBOX_SOURCE_NO_ACTIVE_SECRET",
-            "no active secret is a 32-byte hex Ed25519 public key",
-          );
-        }
-        if (secretIndex === undefined) throw hookinboxError("HOOKINBOX_SIGNATURE_MISMATCH");
-        if (signedAt === undefined) return { secretIndex };
-        checkTimestamp(signedAt, nowMs, toleranceMs);
-        return { secretIndex, signedAt };
+        return verifyTimestampedKeySignature({
+          timestamp,
+          signature: decodeHex(signatureHex),
+          body: request.body,
+          secrets,
+          nowMs,
+          toleranceMs,
+          keyOf,
+          check: (key, message, signature) =>
+            signature.length === SIGNATURE_BYTES && verifySignature(null, message, key, signature),
+          noKeyMessage: "no active secret is a 32-byte hex Ed25519 public key",
+        });
       },
     },
   };

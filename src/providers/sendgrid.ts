@@ -7,11 +7,11 @@
  */
 
 import { createPublicKey, type KeyObject, verify as verifySignature } from "node:crypto";
-import { hookinboxError } from "../errors.ts";
-import { asBuffer, decodeBase64, memoizeKeys } from "./crypto.ts";
+import { decodeBase64, memoizeKeys } from "./crypto.ts";
 import { requireHeader, requireSecrets, requireTimestampHeader } from "./match.ts";
 import { splitJson } from "./split.ts";
-import { checkTimestamp, checkTolerance, parseTimestampSeconds } from "./timestamps.ts";
+import { verifyTimestampedKeySignature } from "./timestamped-key-signature.ts";
+import { checkTolerance } from "./timestamps.ts";
 import type { IdentitySpec, ProviderScheme, Verified } from "./types.ts";
 
 /**
@@ -109,32 +109,17 @@ export function sendgridScheme(options: SendgridOptions = {}): ProviderScheme {
         requireSecrets(secrets);
         const signatureText = requireHeader(request.headers, SIGNATURE_HEADER);
         const timestamp = requireTimestampHeader(request.headers, TIMESTAMP_HEADER);
-        const windowed = toleranceMs !== Number.POSITIVE_INFINITY;
-        const signedAt = windowed ? parseTimestampSeconds(timestamp) : undefined;
-        const signature = decodeBase64(signatureText);
-        const message = Buffer.concat([Buffer.from(timestamp, "utf8"), asBuffer(request.body)]);
-        let usable = 0;
-        let secretIndex: number | undefined;
-        for (const secret of secrets) {
-          const key = keyOf(secret.value);
-          if (key === undefined) continue;
-          usable++;
-          if (signature === undefined) continue;
-          if (verifyDer(key, message, signature)) {
-            secretIndex = secret.index;
-            break;
-          }
-        }
-        if (usable === 0) {
-          throw hookinboxError(
-            "HOOKINBOX_SOURCE_NO_ACTIVE_SECRET",
-            "no active secret is a P-256 public key (base64 DER or PEM)",
-          );
-        }
-        if (secretIndex === undefined) throw hookinboxError("HOOKINBOX_SIGNATURE_MISMATCH");
-        if (signedAt === undefined) return { secretIndex };
-        checkTimestamp(signedAt, nowMs, toleranceMs);
-        return { secretIndex, signedAt };
+        return verifyTimestampedKeySignature({
+          timestamp,
+          signature: decodeBase64(signatureText),
+          body: request.body,
+          secrets,
+          nowMs,
+          toleranceMs,
+          keyOf,
+          check: verifyDer,
+          noKeyMessage: "no active secret is a P-256 public key (base64 DER or PEM)",
+        });
       },
     },
   };
