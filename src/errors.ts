@@ -108,9 +108,22 @@ const registry = {
     status: 409,
     message: "Only an effect held for a human can be resolved by hand",
   },
+  // Thrown by handlers and the effect ledger inside a handler: kind "handler", their message is
+  // the handler's own, and they dead-letter the delivery at once.
   HOOKINBOX_EFFECT_HELD: {
     status: 409,
     message: "An earlier claim of this effect went stale; it is held for a human to resolve",
+    kind: "handler",
+  },
+  HOOKINBOX_PERMANENT: {
+    status: 500,
+    message: "The handler failed permanently; the delivery is dead-lettered",
+    kind: "handler",
+  },
+  HOOKINBOX_ILLEGAL_TRANSITION: {
+    status: 500,
+    message: "A state machine refused this transition; the delivery is dead-lettered",
+    kind: "handler",
   },
   HOOKINBOX_EFFECT_BUSY: {
     status: 409,
@@ -166,10 +179,22 @@ const registry = {
   HOOKINBOX_SECRET_ENV_MISSING: { status: 500, message: "Secret environment variable is not set" },
   HOOKINBOX_USAGE: { status: 500, message: "Invalid command line" },
   HOOKINBOX_INTERNAL_ERROR: { status: 500, message: "Internal error" },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies Record<string, RegistryEntry>;
+
+interface RegistryEntry {
+  status: number;
+  message: string;
+  /** `handler`: raised by or inside a handler; the message is the handler's own detail. */
+  kind?: "handler";
+}
 
 /** Every stable error code hookinbox can produce. */
 export type ErrorCode = keyof typeof registry;
+
+/** The codes of errors raised by handlers (or the effect ledger inside one). */
+export type HandlerErrorCode = {
+  [C in ErrorCode]: (typeof registry)[C] extends { kind: "handler" } ? C : never;
+}[ErrorCode];
 
 /**
  * An error with a stable `code` and the HTTP `status` it maps to.
@@ -186,8 +211,9 @@ export class HookinboxError extends Error {
   readonly status: number;
 
   constructor(code: ErrorCode, detail?: string, options?: { cause?: unknown }) {
-    const base = registry[code].message;
-    super(detail ? `${base}: ${detail}` : base, options);
+    const entry: RegistryEntry = registry[code];
+    const message = !detail ? entry.message : entry.kind ? detail : `${entry.message}: ${detail}`;
+    super(message, options);
     this.name = "HookinboxError";
     this.code = code;
     this.status = registry[code].status;
@@ -216,6 +242,19 @@ export function hookinboxError(code: ErrorCode, detail?: string, cause?: unknown
  */
 export function isHookinboxError(value: unknown, code?: ErrorCode): value is HookinboxError {
   return value instanceof HookinboxError && (code === undefined || value.code === code);
+}
+
+/**
+ * Whether a code is raised by handlers (`handler`) or by hookinbox itself (`hookinbox`).
+ *
+ * @example
+ * ```ts
+ * kindOf("HOOKINBOX_PERMANENT"); // "handler"
+ * ```
+ */
+export function kindOf(code: ErrorCode): "handler" | "hookinbox" {
+  const entry: RegistryEntry = registry[code];
+  return entry.kind ?? "hookinbox";
 }
 
 /** The HTTP status an error code maps to. */

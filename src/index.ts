@@ -63,7 +63,14 @@ export {
   zoom,
 } from "./config/index.ts";
 export type { EffectHeldAlert } from "./config/resolve.ts";
-export { type ErrorCode, errorCodes, HookinboxError, isHookinboxError } from "./errors.ts";
+export {
+  type ErrorCode,
+  errorCodes,
+  type HandlerErrorCode,
+  HookinboxError,
+  isHookinboxError,
+  kindOf,
+} from "./errors.ts";
 export {
   EffectHeldError,
   IllegalTransitionError,

@@ -1,3 +1,5 @@
+import { type HandlerErrorCode, HookinboxError } from "../errors.ts";
+
 /**
  * Thrown by a handler to say "retrying will not help": the delivery is dead-lettered at once
  * instead of being retried.
@@ -7,10 +9,15 @@
  * if (!order) throw new PermanentError(`order ${id} does not exist`);
  * ```
  */
-export class PermanentError extends Error {
-  readonly code: string = "HOOKINBOX_PERMANENT";
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+export class PermanentError extends HookinboxError {
+  declare readonly code: HandlerErrorCode;
+  /** @param code for subclasses only: the registry code this permanent failure carries. */
+  constructor(
+    message: string,
+    options?: { cause?: unknown },
+    code: HandlerErrorCode = "HOOKINBOX_PERMANENT",
+  ) {
+    super(code, message, options);
     this.name = "PermanentError";
   }
 }
@@ -25,11 +32,10 @@ export class PermanentError extends Error {
  * ```
  */
 export class IllegalTransitionError extends PermanentError {
-  override readonly code = "HOOKINBOX_ILLEGAL_TRANSITION";
   readonly from: string;
   readonly to: string;
   constructor(from: string, to: string) {
-    super(`illegal transition ${from} → ${to}`);
+    super(`illegal transition ${from} → ${to}`, undefined, "HOOKINBOX_ILLEGAL_TRANSITION");
     this.name = "IllegalTransitionError";
     this.from = from;
     this.to = to;
@@ -46,10 +52,13 @@ export class IllegalTransitionError extends PermanentError {
  * ```
  */
 export class EffectHeldError extends PermanentError {
-  override readonly code = "HOOKINBOX_EFFECT_HELD";
   readonly effectId: string;
   constructor(name: string, effectId: string) {
-    super(`effect "${name}" (${effectId}) is held for a human: an earlier claim went stale`);
+    super(
+      `effect "${name}" (${effectId}) is held for a human: an earlier claim went stale`,
+      undefined,
+      "HOOKINBOX_EFFECT_HELD",
+    );
     this.name = "EffectHeldError";
     this.effectId = effectId;
   }
