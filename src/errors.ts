@@ -29,6 +29,10 @@ const registry = {
     message: "Signature header has no signature of a supported version",
   },
   HOOKINBOX_SIGNATURE_MISMATCH: { status: 401, message: "No signature matches" },
+  HOOKINBOX_SIGNATURE_REPLAYED: {
+    status: 401,
+    message: "This signature was already used for another event",
+  },
   HOOKINBOX_TIMESTAMP_MISSING: { status: 400, message: "Signature timestamp is missing" },
   HOOKINBOX_TIMESTAMP_MALFORMED: { status: 400, message: "Signature timestamp is malformed" },
   HOOKINBOX_TIMESTAMP_TOO_OLD: { status: 400, message: "Signature timestamp is too old" },

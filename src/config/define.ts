@@ -161,3 +161,7 @@ export const asana: Factory<"asana"> = factory("asana");
 export const telegram: PresetFactory = preset("telegram");
 /** A Postmark source (basic auth from the webhook URL). @example `postmark({ secrets: [{ env: "POSTMARK_WEBHOOK_AUTH" }] })` */
 export const postmark: PresetFactory = preset("postmark");
+/** A Mailgun source (signature object in the body, 5 min window, token replay refused). @example `mailgun({ secrets: [{ env: "MAILGUN_WEBHOOK_SIGNING_KEY" }] })` */
+export const mailgun: Factory<"mailgun"> = factory("mailgun");
+/** A Mollie source (next-gen `X-Mollie-Signature`, or classic `?token=` in the webhookUrl). @example `mollie({ secrets: [{ env: "MOLLIE_WEBHOOK_SECRET" }] })` */
+export const mollie: Factory<"mollie"> = factory("mollie");

@@ -112,6 +112,8 @@ export const providerNames = [
   "okta",
   "msgraph",
   "asana",
+  "mailgun",
+  "mollie",
   ...presetNames,
   "pubsub",
   "plaid",
@@ -166,6 +168,8 @@ export const sourceSchema = z.discriminatedUnion("provider", [
     autoConfirm: z.boolean().optional(),
     tolerance: duration.optional(),
   }),
+  withTolerance("mailgun"),
+  z.strictObject({ provider: z.literal("mollie"), ...common }),
   ...presetNames.map((name) => withTolerance(name)),
   // Verified with Google's keys: the audience and service account are the binding.
   z.strictObject({

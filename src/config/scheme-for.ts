@@ -10,8 +10,10 @@ import { hubspotScheme } from "../providers/hubspot.ts";
 import { intercomScheme } from "../providers/intercom.ts";
 import type { KeyFetcher } from "../providers/keys/index.ts";
 import { linearScheme } from "../providers/linear.ts";
+import { mailgunScheme } from "../providers/mailgun.ts";
 import { mercadoPagoScheme } from "../providers/mercadopago.ts";
 import { metaScheme } from "../providers/meta.ts";
+import { mollieScheme } from "../providers/mollie.ts";
 import { msgraphScheme } from "../providers/msgraph.ts";
 import { oktaScheme } from "../providers/okta.ts";
 import { paddleScheme } from "../providers/paddle.ts";
@@ -191,6 +193,10 @@ export function schemeFor(
       return msgraphScheme();
     case "asana":
       return asanaScheme({ acceptHandshake: source.acceptHandshake ?? false });
+    case "mailgun":
+      return mailgunScheme(window);
+    case "mollie":
+      return mollieScheme();
     default:
       // Every other provider is a preset over the generic machinery (src/providers/presets.ts).
       return presetScheme(source.provider, window);

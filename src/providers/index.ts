@@ -77,6 +77,7 @@ export {
   linearIdentity,
   linearScheme,
 } from "./linear.ts";
+export { type MailgunOptions, mailgunIdentity, mailgunScheme } from "./mailgun.ts";
 export {
   findMatchingSecret,
   findMatchingSecretAmong,
@@ -93,6 +94,13 @@ export {
   mercadoPagoManifest,
   mercadoPagoScheme,
 } from "./mercadopago.ts";
+export {
+  mollieEventKey,
+  mollieEventType,
+  mollieIdentity,
+  mollieResource,
+  mollieScheme,
+} from "./mollie.ts";
 export { type PaddleOptions, paddleIdentity, paddleScheme } from "./paddle.ts";
 export {
   crc32,

@@ -59,6 +59,8 @@ export const providersWithoutSample: readonly string[] = [
   "asana",
   "telegram",
   "postmark",
+  "mailgun",
+  "mollie",
 ];
 
 /** Every sample, keyed by provider name. */
