@@ -74,6 +74,11 @@ const registry = {
   // ingest: identity
   HOOKINBOX_EVENT_ID_MISSING: { status: 400, message: "Event id not found in the request" },
   HOOKINBOX_BODY_INVALID_JSON: { status: 400, message: "Body is not valid JSON" },
+  HOOKINBOX_IDENTITY_INVALID_UTF8: {
+    status: 400,
+    message:
+      "The event id is not valid UTF-8, so it cannot be told apart from other ids; nothing was stored",
+  },
   // store
   HOOKINBOX_STORE_UNAVAILABLE: { status: 503, message: "Store cannot commit; retry later" },
   HOOKINBOX_STORE_CLOSED: { status: 503, message: "Store is closed; retry later" },

@@ -84,6 +84,8 @@ export interface ResolvedConfig {
     readonly publicUrl: string | null;
     readonly trustedProxies: AddressList | null;
     readonly rejectLimit: { readonly max: number; readonly windowMs: number };
+    /** Rejected receipts older than this are deleted by the retention sweep. */
+    readonly rejectedRetentionMs: number;
   };
   readonly admin: { readonly token: string | null };
   /** `port` null: no listener of its own (admins still read `/api/metrics`). */
@@ -306,6 +308,7 @@ export function resolveConfig(
         max: config.http?.rejectLimit?.max ?? 60,
         windowMs: parseDuration(config.http?.rejectLimit?.window ?? "1m") ?? 60_000,
       },
+      rejectedRetentionMs: parseDuration(config.http?.rejectedRetention ?? "7d") ?? 7 * 86_400_000,
     },
     admin: { token: adminToken || null },
     runbooks: compileRunbooks(config.runbooks),

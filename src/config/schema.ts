@@ -378,6 +378,8 @@ export const configSchema = z.strictObject({
       rejectLimit: z
         .strictObject({ max: z.number().int().min(1).optional(), window: duration.optional() })
         .optional(),
+      /** Rejected receipts older than this are deleted, hourly, in batches (default 7d). */
+      rejectedRetention: duration.optional(),
     })
     .optional(),
   admin: z.strictObject({ token: secretSchema.optional() }).optional(),

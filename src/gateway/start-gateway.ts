@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import { toNodeListener } from "../adapters/node.ts";
 import type { HookinboxConfig } from "../config/index.ts";
 import { createInbox, type Inbox, type InboxOptions } from "../inbox.ts";
+import { type RejectionRetention, startRejectionRetention } from "../ingest/rejection-retention.ts";
 import type { Worker } from "../queue/worker.ts";
 import { type ConnectionGuard, guardConnections } from "./connection-guard.ts";
 import { listen } from "./listen.ts";
@@ -18,6 +19,8 @@ export interface Gateway {
   readonly url: string;
   /** The separate `/metrics` listener (`metrics.port`), or null. */
   readonly metrics: MetricsServer | null;
+  /** The retention sweep of rejected receipts (`http.rejectedRetention`, hourly). */
+  readonly retention: RejectionRetention;
   /** Open connections and what the connection cap did. */
   readonly connections: ConnectionGuard;
   /**
@@ -78,6 +81,13 @@ export async function startGateway(
   // delivery starts without waiting for a poll.
   // With --role ingest, workers run elsewhere (`--role worker`) and learn of new deliveries from
   // the store (PostgreSQL NOTIFY) or its poll.
+  // Rejected receipts are kept for http.rejectedRetention (default 7 days), swept hourly.
+  const retention = startRejectionRetention({
+    store: inbox.store,
+    retentionMs: inbox.config.http.rejectedRetentionMs,
+    now: inbox.now,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   const worker =
     options.role !== "ingest" &&
     inbox.config.worker.enabled &&
@@ -130,9 +140,11 @@ export async function startGateway(
     worker,
     server,
     metrics,
+    retention,
     url,
     connections,
     async close() {
+      await retention.stop();
       await drainServer(server, http.drainTimeoutMs);
       await metrics?.close();
       await inbox.close();

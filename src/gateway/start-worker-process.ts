@@ -1,5 +1,6 @@
 import type { HookinboxConfig } from "../config/index.ts";
 import { createInbox, type Inbox, type InboxOptions } from "../inbox.ts";
+import { type RejectionRetention, startRejectionRetention } from "../ingest/rejection-retention.ts";
 import type { Worker } from "../queue/worker.ts";
 import { type MetricsServer, startMetricsServer } from "./metrics-server.ts";
 
@@ -9,6 +10,8 @@ export interface WorkerProcess {
   readonly worker: Worker;
   /** The `/metrics` listener (`metrics.port`), or null. */
   readonly metrics: MetricsServer | null;
+  /** The retention sweep of rejected receipts (`http.rejectedRetention`, hourly). */
+  readonly retention: RejectionRetention;
   /** Stops claiming, lets in-flight handlers finish (worker.shutdownTimeout), closes the store. */
   close(): Promise<void>;
 }
@@ -42,12 +45,21 @@ export async function startWorkerProcess(
     await inbox.close().catch(() => undefined);
     throw error;
   }
+  // Rejected receipts are kept for http.rejectedRetention (default 7 days), swept hourly.
+  const retention = startRejectionRetention({
+    store: inbox.store,
+    retentionMs: inbox.config.http.rejectedRetentionMs,
+    now: inbox.now,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   const worker = inbox.startWorker();
   return {
     inbox,
     worker,
     metrics,
+    retention,
     async close() {
+      await retention.stop();
       await metrics?.close();
       await inbox.close();
     },

@@ -9,7 +9,7 @@ import {
 import type { Logger } from "../log.ts";
 import type { SignedRequest } from "../providers/types.ts";
 import type { AcceptResult, EventIdentity, Store } from "../store/types.ts";
-import { readHeaders } from "./headers.ts";
+import { readHeaders, rejectedHeaderNames } from "./headers.ts";
 import { identify } from "./identify.ts";
 import { type AddressList, clientAddress } from "./ip-allow.ts";
 import type { Readiness } from "./readiness.ts";
@@ -122,7 +122,7 @@ export async function acceptWebhook(
         status,
         code: error.code,
         size: request.body.byteLength,
-        headerNames: headers.pairs.map(([name]) => name),
+        headerNames: rejectedHeaderNames(headers.pairs),
       })
       .catch(() => {
         // Best effort: a rejection that cannot be recorded is still logged above.

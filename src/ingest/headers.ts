@@ -56,3 +56,23 @@ export function pairsFromRawHeaders(raw: readonly string[]): Array<readonly [str
   for (let i = 0; i + 1 < raw.length; i += 2) pairs.push([raw[i]!, raw[i + 1]!]);
   return pairs;
 }
+
+/** At most this many header names are kept on a rejected receipt (the rest are dropped). */
+export const rejectedHeaderNamesMax = 50;
+/** Each kept header name is cut to this many characters. */
+export const rejectedHeaderNameLength = 64;
+
+/**
+ * The header names a rejected receipt stores: the first 50, each cut to 64 characters, so an
+ * unauthenticated request can never write more than about 3 KB of names.
+ *
+ * @example
+ * ```ts
+ * rejectedHeaderNames([["Host", "x"], ["X-" + "a".repeat(100), "y"]]); // ["Host", "X-aaaa…" (64)]
+ * ```
+ */
+export function rejectedHeaderNames(pairs: ReadonlyArray<readonly [string, string]>): string[] {
+  return pairs
+    .slice(0, rejectedHeaderNamesMax)
+    .map(([name]) => name.slice(0, rejectedHeaderNameLength));
+}

@@ -5,15 +5,68 @@ import type { RequestHeaders } from "./headers.ts";
 import { readJsonPath } from "./json-path.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
-function contextFor(headers: RequestHeaders, body: Uint8Array): IdentityContext {
-  let parsed: { value: unknown } | undefined;
+/** A lone UTF-16 surrogate (from a JSON `\ud800` escape): stored, it would become U+FFFD. */
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function invalidUtf8(where: string) {
+  return hookinboxError("HOOKINBOX_IDENTITY_INVALID_UTF8", where);
+}
+
+/** Whether text decoded strictly; the lenient decoder's U+FFFD would merge distinct ids. */
+function decodesStrictly(bytes: Uint8Array): boolean {
+  try {
+    strictUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether text is bytes as Latin-1 (no character above U+00FF) with at least one non-ASCII. */
+function isLatin1Bytes(value: string): boolean {
+  let nonAscii = false;
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit > 0xff) return false;
+    if (unit > 0x7f) nonAscii = true;
+  }
+  return nonAscii;
+}
+
+/**
+ * Header values arrive as Latin-1 (one character per byte). A value whose bytes are not UTF-8
+ * is refused when identity reads it, so ids that differ only in such bytes never meet.
+ */
+function strictHeaders(headers: RequestHeaders): RequestHeaders {
   return {
-    headers,
+    pairs: headers.pairs,
+    get(name) {
+      const value = headers.get(name);
+      if (value === undefined || !isLatin1Bytes(value)) return value;
+      if (!decodesStrictly(Buffer.from(value, "latin1"))) throw invalidUtf8(`header ${name}`);
+      return value;
+    },
+  };
+}
+
+interface StrictContext extends IdentityContext {
+  /** Whether the body was decoded leniently (it is not UTF-8), once `json()` has run. */
+  readonly bodyInvalid: () => boolean;
+}
+
+function contextFor(headers: RequestHeaders, body: Uint8Array): StrictContext {
+  let parsed: { value: unknown } | undefined;
+  let bodyInvalid = false;
+  return {
+    headers: strictHeaders(headers),
     body,
+    bodyInvalid: () => bodyInvalid,
     json() {
       if (!parsed) {
         try {
+          bodyInvalid = !decodesStrictly(body);
           parsed = { value: JSON.parse(utf8.decode(body)) };
         } catch (error) {
           throw hookinboxError(
@@ -86,6 +139,8 @@ function asVersion(value: unknown): number | null {
 /**
  * Reads an event's identity (dedup key, type, occurred-at, ordering key, version) from the
  * fields the source names. A missing id is an error: hookinbox never falls back to a body hash.
+ * An id that is not valid UTF-8 (bytes in a header or the body, or a lone `\uD800` escape) is
+ * `HOOKINBOX_IDENTITY_INVALID_UTF8`: decoded leniently, distinct ids would merge.
  *
  * @example
  * ```ts
@@ -111,6 +166,9 @@ export function identify(
   }
   if (dedupKey.length > 512)
     throw hookinboxError("HOOKINBOX_EVENT_ID_MISSING", "the id is over 512 characters");
+  if (loneSurrogate.test(dedupKey) || (context.bodyInvalid() && dedupKey.includes("\uFFFD"))) {
+    throw invalidUtf8("the id read from the body");
+  }
   return {
     dedupKey,
     type: asText(readOptional(spec.type, context)),

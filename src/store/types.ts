@@ -159,6 +159,11 @@ export interface Store extends QueueStore, DestinationStore {
   accept(input: AcceptInput): Promise<AcceptResult>;
   /** Records a rejected request's metadata (best effort, never the body). */
   recordRejection(input: RejectionInput): Promise<void>;
+  /**
+   * Deletes up to `limit` rejected receipts received before `before` (ms), oldest first; returns
+   * how many. Accepted receipts are never touched.
+   */
+  pruneRejections(before: number, limit: number): Promise<number>;
   /** Newest first, paginated by an opaque cursor. Never loads more than `limit` rows. */
   listEvents(query: EventQuery): Promise<EventPage>;
   getEvent(id: string): Promise<EventDetail | null>;

@@ -143,3 +143,28 @@ export async function recordRejectionPostgres(
     ]),
   );
 }
+
+/**
+ * Deletes up to `limit` rejected receipts received before `before` (ms), oldest first.
+ *
+ * @example
+ * ```ts
+ * await pruneRejectionsPostgres(pool, schemaNames("hookinbox"), Date.now() - 7 * 86_400_000, 1000);
+ * ```
+ */
+export async function pruneRejectionsPostgres(
+  pool: pg.Pool,
+  t: SchemaNames,
+  before: number,
+  limit: number,
+): Promise<number> {
+  const result = await withRetry(() =>
+    pool.query(
+      `DELETE FROM ${t.receipts} WHERE id IN (
+         SELECT id FROM ${t.receipts} WHERE event_id IS NULL AND received_at < $1
+         ORDER BY id LIMIT $2)`,
+      [Math.floor(before), limit],
+    ),
+  );
+  return result.rowCount ?? 0;
+}

@@ -1,7 +1,7 @@
 import { hookinboxError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import type { Store } from "../types.ts";
-import { acceptPostgres, recordRejectionPostgres } from "./accept.ts";
+import { acceptPostgres, pruneRejectionsPostgres, recordRejectionPostgres } from "./accept.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
 import { deliveriesPostgres } from "./deliveries.ts";
 import { destinationsPostgres } from "./destinations.ts";
@@ -95,10 +95,8 @@ export function openPostgresStore(
       open();
       return track(acceptPostgres(pool, t, channel, input));
     },
-    async recordRejection(input) {
-      open();
-      await recordRejectionPostgres(pool, t, input);
-    },
+    recordRejection: (input) => run(() => recordRejectionPostgres(pool, t, input)),
+    pruneRejections: (before, limit) => run(() => pruneRejectionsPostgres(pool, t, before, limit)),
     async listEvents(query) {
       open();
       return listEventsPostgres(pool, t, query);

@@ -281,6 +281,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       rejections += 1;
     },
 
+    pruneRejections(before: number, limit: number): Promise<number> {
+      return write("pruneRejections", before, limit);
+    },
+
     listEvents(query: EventQuery): Promise<EventPage> {
       return read((current) => current.listEvents(query));
     },

@@ -11,7 +11,7 @@ import { prepareFailDelivery } from "./queue/fail-delivery.ts";
 import { prepareLeases } from "./queue/leases.ts";
 import { prepareReplay, type ReplayableEvent } from "./queue/replay.ts";
 import { prepareRetryDelivery } from "./queue/retry-delivery.ts";
-import { prepareRecordRejection } from "./record-rejection.ts";
+import { preparePruneRejections, prepareRecordRejection } from "./record-rejection.ts";
 
 /**
  * Every write the SQLite store makes, as synchronous operations with plain-data arguments and
@@ -27,6 +27,7 @@ import { prepareRecordRejection } from "./record-rejection.ts";
 export function prepareWriteOps(db: Database.Database, now: () => number) {
   const accept = prepareAccept(db, now);
   const recordRejection = prepareRecordRejection(db, now);
+  const pruneRejections = preparePruneRejections(db);
   const ping = preparePing(db, now);
   const claim = prepareClaimDeliveries(db);
   const complete = prepareCompleteDelivery(db);
@@ -41,6 +42,7 @@ export function prepareWriteOps(db: Database.Database, now: () => number) {
     ...destinations,
     accept,
     recordRejection,
+    pruneRejections,
     ping,
     claim,
     complete,
