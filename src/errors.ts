@@ -149,6 +149,11 @@ const registry = {
   HOOKINBOX_UNKNOWN_TARGET: { status: 400, message: "Unknown target" },
   // forwarding to destinations (attempt errors carry the code in their message)
   HOOKINBOX_DESTINATION_NOT_FOUND: { status: 404, message: "No such destination" },
+  HOOKINBOX_DESTINATION_DISABLED: {
+    status: 409,
+    message:
+      "The destination was disabled by a 410 Gone; enable it (not resume) once the app is back",
+  },
   HOOKINBOX_FORWARD_STATUS: {
     status: 502,
     message: "The destination answered with a status that is not 2xx",

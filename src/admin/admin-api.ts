@@ -3,11 +3,20 @@ import { hookinboxError, isHookinboxError } from "../errors.ts";
 import type { Inbox } from "../inbox.ts";
 import type { RequestHeaders } from "../ingest/headers.ts";
 import { errorResponse, type InboxResponse, jsonResponse } from "../ingest/request.ts";
-import { decodePathSegment } from "../ingest/request-target.ts";
 import type { Runbooks } from "../operations/runbooks.ts";
-import type { DeliveryStatus, DeliveryView, ReplayFilter } from "../store/queue-types.ts";
+import type { DeliveryView, ReplayFilter } from "../store/queue-types.ts";
 import type { EventDetail } from "../store/types.ts";
 import { isAuthorized } from "./auth.ts";
+import { destinationRoutes, replayTargets } from "./destination-routes.ts";
+import {
+  type AdminRoute,
+  jsonBody,
+  optionalString,
+  parseDeliveryStatus,
+  parseLimit,
+  pathParam,
+  targetsOf,
+} from "./params.ts";
 
 /** What the admin API needs. A null token disables it. */
 export interface AdminContext {
@@ -16,7 +25,6 @@ export interface AdminContext {
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
-const deliveryStatuses = new Set(["pending", "blocked", "running", "done", "stale", "dead"]);
 
 function bodyView(body: Uint8Array): { base64: string; text: string | null } {
   let text: string | null;
@@ -46,23 +54,6 @@ function withRunbook(delivery: DeliveryView, runbooks: Runbooks) {
   return { ...delivery, runbook: runbooks.for(delivery.source, delivery.type) };
 }
 
-/** A decoded path parameter; a malformed or non-UTF-8 escape is a 400, never a 500. */
-function pathParam(segment: string): string {
-  const decoded = decodePathSegment(segment);
-  if (decoded === null) {
-    throw hookinboxError("HOOKINBOX_REQUEST_TARGET_INVALID", "malformed percent-escape");
-  }
-  return decoded;
-}
-
-function parseLimit(value: string | null): number | undefined {
-  if (value === null) return undefined;
-  const limit = Number(value);
-  if (!/^\d+$/.test(value) || limit < 1 || limit > 500)
-    throw hookinboxError("HOOKINBOX_QUERY_INVALID", "limit must be an integer from 1 to 500");
-  return limit;
-}
-
 function parseTime(value: unknown, name: string): number | undefined {
   if (value === undefined || value === null) return undefined;
   const ms = typeof value === "number" ? value : Date.parse(String(value));
@@ -71,41 +62,7 @@ function parseTime(value: unknown, name: string): number | undefined {
   return ms;
 }
 
-function jsonBody(body: Uint8Array): Record<string, unknown> {
-  if (body.byteLength === 0) return {};
-  try {
-    const parsed = JSON.parse(new TextDecoder().decode(body)) as unknown;
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
-  } catch {
-    // fall through
-  }
-  throw hookinboxError("HOOKINBOX_QUERY_INVALID", "the request body must be a JSON object");
-}
-
-function targetsOf(value: unknown): string[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value) || !value.every((t) => typeof t === "string")) {
-    throw hookinboxError("HOOKINBOX_QUERY_INVALID", "targets must be an array of handler patterns");
-  }
-  return value as string[];
-}
-
-function optionalString(value: unknown, name: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string")
-    throw hookinboxError("HOOKINBOX_QUERY_INVALID", `${name} must be a string`);
-  return value;
-}
-
-type Route = (
-  match: RegExpExecArray,
-  url: URL,
-  body: Uint8Array,
-  context: AdminContext,
-) => Promise<InboxResponse>;
-
-const routes: Array<{ method: string; path: RegExp; run: Route }> = [
+const routes: Array<{ method: string; path: RegExp; run: AdminRoute }> = [
   {
     method: "GET",
     path: /^\/api\/events$/,
@@ -156,7 +113,7 @@ const routes: Array<{ method: string; path: RegExp; run: Route }> = [
     method: "POST",
     path: /^\/api\/events\/([^/]+)\/replay$/,
     run: async (m, _u, body, { inbox }) => {
-      const targets = targetsOf(jsonBody(body).targets);
+      const targets = replayTargets(inbox, jsonBody(body));
       const deliveries = await inbox.replay(pathParam(m[1]!), targets ? { targets } : {});
       return jsonResponse(201, { deliveries });
     },
@@ -182,15 +139,8 @@ const routes: Array<{ method: string; path: RegExp; run: Route }> = [
     path: /^\/api\/deliveries$/,
     run: async (_m, url, _b, { inbox }) => {
       const q = url.searchParams;
-      const status = q.get("status") ?? undefined;
-      if (status !== undefined && !deliveryStatuses.has(status)) {
-        throw hookinboxError(
-          "HOOKINBOX_QUERY_INVALID",
-          `status must be one of ${[...deliveryStatuses].join(", ")}`,
-        );
-      }
       const page = await inbox.store.listDeliveries({
-        status: status as DeliveryStatus | undefined,
+        status: parseDeliveryStatus(q.get("status")),
         target: q.get("target") ?? undefined,
         eventId: q.get("eventId") ?? undefined,
         limit: parseLimit(q.get("limit")),
@@ -297,11 +247,12 @@ const routes: Array<{ method: string; path: RegExp; run: Route }> = [
       );
     },
   },
+  ...destinationRoutes,
 ];
 
 /**
  * The admin API under `/api` (bearer token): events, deliveries (dead letters), replays, retries,
- * effects held for a human, and stuck work.
+ * effects held for a human, stuck work, and destinations (state, pause/resume/enable).
  *
  * @example
  * ```ts

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { isHookinboxError } from "../errors.ts";
 import type { CliContext } from "./context.ts";
+import { destinationsCommand } from "./destinations.ts";
 import { dlqCommand } from "./dlq.ts";
 import { effectsCommand } from "./effects.ts";
 import { eventsCommand } from "./events.ts";
@@ -41,11 +42,14 @@ Usage:
                                                           send a provider's signed sample to any receiver
   hookinbox probe URL --provider P --secret S [--effects URL|CMD] [--budget MS] [--json]
                                                           test a receiver the way providers treat it (exit 1 on a failed check)
-  hookinbox replay <eventId> [--target T ...] [--json]    re-deliver one event (new deliveries, flagged replay)
+  hookinbox replay <eventId> [--target T ...] [--destination NAME ...] [--json]   re-deliver one event (new deliveries, flagged replay)
   hookinbox replay --filter source=S,type=T,status=S,from=ISO,to=ISO [--target T ...] [--json]
   hookinbox dlq list [--target T] [--limit N] [--cursor C] [--json]   dead-lettered deliveries
   hookinbox dlq retry <deliveryId> | --all [--target T] [--override-unsafe]   put dead deliveries back in the queue
   hookinbox retry <deliveryId> ... [--override-unsafe] [--json]   run pending, blocked or dead deliveries now
+  hookinbox destinations list [--json]                    forwarding destinations: state, circuit, in flight, pending, dead
+  hookinbox destinations pause|resume|enable <name> [--reason TEXT] [--json]   hold or release a destination's deliveries
+  hookinbox destinations deliveries <name> [--status S] [--limit N] [--cursor C] [--json]
   hookinbox stuck [--older-than 1h] [--limit N] [--json]  what needs a human (exit 1 when anything does)
   hookinbox effects list [--status held|processing|done] [--event E] [--json]
   hookinbox effects resolve <effectId> --done|--release   settle an effect held for a human
@@ -90,6 +94,8 @@ export async function main(
         return await retryCommand(ctx, args);
       case "dlq":
         return await dlqCommand(ctx, args);
+      case "destinations":
+        return await destinationsCommand(ctx, args);
       case "stuck":
         return await stuckCommand(ctx, args);
       case "effects":

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import type { HookinboxConfig } from "../config/index.ts";
 import { hookinboxError } from "../errors.ts";
+import { configuredDestinations, unknownDestination } from "../forward/destination-admin.ts";
 import { createInbox } from "../inbox.ts";
 import type { ReplayFilter } from "../store/queue-types.ts";
 import { type CliContext, loadRawConfig } from "./context.ts";
@@ -57,10 +58,11 @@ export function parseReplayFilter(text: string): ReplayFilter {
 }
 
 /**
- * `hookinbox replay <eventId> [--target T …] [--json]` and
+ * `hookinbox replay <eventId> [--target T …] [--destination NAME …] [--json]` and
  * `hookinbox replay --filter source=…,type=…,status=…,from=…,to=… [--target T …] [--json]`:
  * re-delivers stored events as new deliveries flagged `isReplay`; the originals and their attempt
- * logs stay as they are. Without `--target`, an event goes to the handlers it was delivered to
+ * logs stay as they are. `--destination NAME` replays to that forwarding destination only (with
+ * the same `webhook-id` as the original). Without `--target` or `--destination`, an event goes to the handlers it was delivered to
  * before (or, if none, to those its source and type route to now). A bulk replay counts the
  * matching events first and shows a progress bar on stderr when it is a terminal.
  *
@@ -82,6 +84,7 @@ export async function replayCommand(ctx: CliContext, args: string[]): Promise<nu
       config: { type: "string", short: "c" },
       filter: { type: "string" },
       target: { type: "string", multiple: true },
+      destination: { type: "string", multiple: true },
       json: { type: "boolean" },
     },
   });
@@ -93,11 +96,16 @@ export async function replayCommand(ctx: CliContext, args: string[]): Promise<nu
     );
   }
   const filter = values.filter === undefined ? undefined : parseReplayFilter(values.filter);
-  const targets = values.target;
   const raw = await loadRawConfig(ctx, values.config);
   // A config file is checked at run time (resolveConfig), not by its static type.
   const inbox = createInbox(raw.config as HookinboxConfig, { env: ctx.env });
   try {
+    const destinations = values.destination ?? [];
+    for (const name of destinations)
+      if (!inbox.config.destinations.has(name))
+        throw unknownDestination(configuredDestinations(inbox.config.destinations), name);
+    const targets =
+      values.target || values.destination ? [...(values.target ?? []), ...destinations] : undefined;
     await inbox.ready();
     if (eventId !== undefined) {
       const deliveries = await inbox.replay(eventId, targets ? { targets } : {});
