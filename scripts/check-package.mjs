@@ -6,6 +6,9 @@
 //   node scripts/check-package.mjs            pack, then check
 //   node scripts/check-package.mjs x.tgz      check a tarball packed before
 //
+// With HOOKINBOX_PACKED set to a folder, the tarball is packed there, where the consumer tests
+// (test/package/) take it instead of packing again.
+//
 // attw's "node16" profile leaves out node10 resolution (moduleResolution "node"), which knows
 // no `exports` and so cannot see subpaths such as `hookinbox/express`.
 import { execFileSync } from "node:child_process";
@@ -18,7 +21,9 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const bin = (name) => join(root, "node_modules", ".bin", name);
 
 /** Packs the package into a new temporary folder; returns the tarball's path. */
-export function packTarball(destination = mkdtempSync(join(tmpdir(), "hookinbox-pack-"))) {
+export function packTarball(
+  destination = process.env.HOOKINBOX_PACKED || mkdtempSync(join(tmpdir(), "hookinbox-pack-")),
+) {
   const out = execFileSync("npm", ["pack", "--json", "--pack-destination", destination], {
     cwd: root,
     encoding: "utf8",

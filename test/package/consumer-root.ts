@@ -1,0 +1,132 @@
+// Consumer projects from the packed tarball. The package is packed once (or taken from
+// HOOKINBOX_PACKED, a folder where `npm run check:package` already packed it) and installed with
+// the consumers' frameworks into one temp folder; each consumer is a folder inside it with its own
+// files, resolving `hookinbox` from that shared node_modules, so the whole set costs one install.
+// Installs skip install scripts: nothing native is built, so the consumers use PostgreSQL (a
+// PostgreSQL-only install must not need better-sqlite3).
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { repoRoot, tempDir } from "../helpers/temp.ts";
+
+const ownPackage = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+  devDependencies: Record<string, string>;
+};
+
+/** What the consumers install beside the tarball: this repo's versions where it has them. */
+const consumerDependencies = {
+  express: ownPackage.devDependencies.express,
+  fastify: ownPackage.devDependencies.fastify,
+  typescript: ownPackage.devDependencies.typescript,
+  "@types/node": ownPackage.devDependencies["@types/node"],
+  hono: "4.13.19",
+  "@hono/node-server": "2.1.8",
+  next: "16.4.6",
+  react: "19.3.1",
+  "react-dom": "19.3.1",
+  "@types/react": "19.3.0",
+};
+
+export interface ConsumerRoot {
+  /** The folder holding node_modules and one folder per consumer (copied from fixtures/). */
+  readonly dir: string;
+  readonly tarball: string;
+  readonly tarballBytes: number;
+  cleanup(): void;
+}
+
+/** `npm install --ignore-scripts --prefer-offline` of `specs` in `dir`. */
+export function npmInstall(dir: string, specs: readonly string[]): void {
+  execFileSync(
+    "npm",
+    ["install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund", ...specs],
+    { cwd: dir, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, CI: "true" } },
+  );
+}
+
+/** The packed tarball: from HOOKINBOX_PACKED when set, else packed now (prepack builds dist/). */
+export function packedTarball(into: string): string {
+  const packed = process.env.HOOKINBOX_PACKED;
+  if (packed) {
+    const found = readdirSync(packed).find((f) => /^hookinbox-.*\.tgz$/.test(f));
+    if (found) return join(packed, found);
+  }
+  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", into], {
+    cwd: repoRoot,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  const [{ filename }] = JSON.parse(out.slice(out.indexOf("["))) as [{ filename: string }];
+  return join(into, filename);
+}
+
+/** Packs (or finds) the tarball and installs it with every consumer's framework. */
+export function installConsumerRoot(): ConsumerRoot {
+  const tmp = tempDir("hookinbox-consumers-");
+  const tarball = packedTarball(tmp.dir);
+  writeFileSync(join(tmp.dir, "package.json"), '{ "name": "consumers", "private": true }\n');
+  npmInstall(tmp.dir, [
+    tarball,
+    ...Object.entries(consumerDependencies).map(([name, version]) => `${name}@${version}`),
+  ]);
+  cpSync(join(repoRoot, "test/package/fixtures"), tmp.dir, { recursive: true });
+  return { dir: tmp.dir, tarball, tarballBytes: statSync(tarball).size, cleanup: tmp.cleanup };
+}
+
+/** A port free on 127.0.0.1 now (for servers that take no port 0, as `next start`). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A consumer's server process, started and ready on `port`. */
+export interface ConsumerProcess {
+  readonly port: number;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `command` in `cwd` and waits until its output matches `ready` (whose first group, when
+ * there is one, is the port it listens on; else `port`).
+ */
+export function startConsumer(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string>; ready: RegExp; port?: number },
+): Promise<ConsumerProcess> {
+  const child: ChildProcess = spawn(command, args, {
+    cwd: options.cwd,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = options.ready.exec(output);
+      if (!match) return;
+      const port = match[1] ? Number(match[1]) : options.port;
+      if (port === undefined) reject(new Error(`${command}: ready without a port`));
+      else resolve({ port, output: () => output, stop });
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", (code) =>
+      reject(new Error(`${command} ${args.join(" ")} exited (${code}) before ready:\n${output}`)),
+    );
+  });
+}

@@ -1,0 +1,136 @@
+// The package as users get it: packed, installed from the tarball into fresh projects (no
+// TypeScript loader, no better-sqlite3), each receiving Stripe events signed by the `stripe`
+// package over loopback into its own PostgreSQL database. See consumer-root.ts.
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase } from "../helpers/postgres.ts";
+import { secrets, stripeRequest } from "../helpers/signers.ts";
+import {
+  type ConsumerRoot,
+  freePort,
+  installConsumerRoot,
+  startConsumer,
+} from "./consumer-root.ts";
+
+let root: ConsumerRoot;
+const cleanups: Array<() => Promise<void> | void> = [];
+
+beforeAll(() => {
+  root = installConsumerRoot();
+  console.log(`tarball ${root.tarball}: ${root.tarballBytes} bytes`);
+}, 600_000);
+
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  root?.cleanup();
+});
+
+/** A fresh database for one consumer, dropped after the file. */
+async function database(): Promise<{ url: string; client: pg.Client }> {
+  const db = await freshDatabase();
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  cleanups.push(async () => {
+    await client.end();
+    await db.cleanup();
+  });
+  return { url: db.url, client };
+}
+
+const consumerEnv = (url: string) => ({
+  DATABASE_URL: url,
+  STRIPE_WEBHOOK_SECRET: secrets.stripe,
+});
+
+/**
+ * Posts two events, a duplicate of the first and a forgery to `url`; asserts the answers and
+ * exactly what the consumer's database stored.
+ */
+async function assertReceives(url: string, client: pg.Client): Promise<void> {
+  const first = stripeRequest("evt_pkg_first");
+  const second = stripeRequest("evt_pkg_second", { type: "payment_intent.succeeded" });
+  const forged = stripeRequest("evt_pkg_forged", { secret: "whsec_not_the_secret" });
+  const answers = [];
+  for (const request of [first, second, first, forged]) {
+    const response = await fetch(url, { method: "POST", ...request });
+    answers.push({ status: response.status, body: (await response.json()) as object });
+  }
+  expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 401]);
+  expect(answers.slice(0, 3).map((a) => (a.body as { duplicate: boolean }).duplicate)).toEqual([
+    false,
+    false,
+    true,
+  ]);
+  expect(answers[3]?.body).toMatchObject({ error: { code: "HOOKINBOX_SIGNATURE_MISMATCH" } });
+  const events = await client.query(
+    "SELECT source, dedup_key, type FROM hookinbox.events ORDER BY dedup_key",
+  );
+  expect(events.rows).toEqual([
+    { source: "stripe", dedup_key: "evt_pkg_first", type: "invoice.paid" },
+    { source: "stripe", dedup_key: "evt_pkg_second", type: "payment_intent.succeeded" },
+  ]);
+  const receipts = await client.query(
+    "SELECT duplicate, count(*)::int AS n FROM hookinbox.receipts WHERE event_id IS NOT NULL GROUP BY 1 ORDER BY 1",
+  );
+  expect(receipts.rows).toEqual([
+    { duplicate: false, n: 2 },
+    { duplicate: true, n: 1 },
+  ]);
+}
+
+const nodeServers = [
+  {
+    name: "plain Node ESM (node:http, hookinbox/node, hookinbox/providers)",
+    file: "esm/server.mjs",
+  },
+  { name: "CommonJS require of every entry", file: "cjs/server.cjs" },
+  { name: "Express 5 (hookinbox/express, global JSON parser)", file: "express/server.mjs" },
+  { name: "Fastify 5 (hookinbox/fastify)", file: "fastify/server.mjs" },
+  { name: "Hono on @hono/node-server (hookinbox/hono)", file: "hono/server.mjs" },
+];
+
+describe("consumers installed from the packed tarball", () => {
+  it.each(nodeServers)("$name stores signed events once", async ({ file }) => {
+    const { url, client } = await database();
+    const server = await startConsumer(process.execPath, [join(root.dir, file)], {
+      cwd: join(root.dir, file, ".."),
+      env: consumerEnv(url),
+      ready: /ready (\d+)/,
+    });
+    cleanups.push(server.stop);
+    await assertReceives(`http://127.0.0.1:${server.port}/webhooks/stripe`, client);
+  });
+
+  it.each(["node16", "bundler"])(
+    "a TypeScript consumer type-checks under moduleResolution %s",
+    (resolution) => {
+      const tsc = join(root.dir, "node_modules/typescript/bin/tsc");
+      const out = execFileSync(process.execPath, [tsc, "-p", `tsconfig.${resolution}.json`], {
+        cwd: join(root.dir, "types"),
+        encoding: "utf8",
+      });
+      expect(out).toBe("");
+    },
+  );
+
+  it("a Next.js App Router app (next build, next start) stores Stripe events once", async () => {
+    const app = join(root.dir, "next-app");
+    const next = join(root.dir, "node_modules/next/dist/bin/next");
+    execFileSync(process.execPath, [next, "build"], {
+      cwd: app,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    const { url, client } = await database();
+    const port = await freePort();
+    const server = await startConsumer(
+      process.execPath,
+      [next, "start", "-p", String(port), "-H", "127.0.0.1"],
+      { cwd: app, env: consumerEnv(url), ready: /Ready in/, port },
+    );
+    cleanups.push(server.stop);
+    await assertReceives(`http://127.0.0.1:${port}/api/webhooks/stripe`, client);
+  }, 600_000);
+});
