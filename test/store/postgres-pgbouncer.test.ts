@@ -79,6 +79,91 @@ describe.runIf(bouncer !== "")("PostgreSQL behind PgBouncer in transaction mode"
     ).toEqual([{ n: 5 }]);
   });
 
+  // An empty claim is not "no work": a claim skips an ordering key whose advisory lock another
+  // transaction holds (a concurrent claim or completion) and does not see a head woken by a
+  // completion that committed after its snapshot, so workers poll. A worker loop that stops at
+  // its first empty claim can stop while work remains (this test once did, on a shared key);
+  // these loops stop only when the database says nothing is left.
+  it.each([
+    { keys: "one ordering key per event (all run at once)", key: (i: number) => `cus_${i % 50}` },
+    { keys: "one ordering key for all (run one at a time)", key: () => "cus_1" },
+  ])(
+    "runs 200 concurrent accepts, claims and transactional completions with no named statement: $keys",
+    async ({ key }) => {
+      const { through, direct } = await database();
+      const store = openPostgresStore(through({ pgbouncer: "true", pool: "12" }));
+      cleanups.push(() => store.close());
+      await store.migrate();
+      await direct.query("CREATE TABLE credits (event_id text PRIMARY KEY)");
+      // 50 distinct events × 4 copies, all at once: PgBouncer multiplexes 12 client connections.
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          store.accept(
+            acceptInput({
+              identity: { dedupKey: `evt_${i % 50}`, orderingKey: key(i), version: i % 50 },
+              targets: ["t"],
+            }),
+          ),
+        ),
+      );
+      expect(results.filter((r) => !r.duplicate)).toHaveLength(50);
+      const unfinished = async () =>
+        Number(
+          (
+            await direct.query(
+              "SELECT count(*)::int AS n FROM hookinbox.deliveries WHERE status IN ('pending', 'blocked', 'running')",
+            )
+          ).rows[0]?.n,
+        );
+      let done = 0;
+      let emptyWhileWorkLeft = 0;
+      const work = async (worker: string) => {
+        for (let round = 0; round < 5000; round++) {
+          const now = Date.now();
+          const claimed = await store.claimDeliveries({
+            workerId: worker,
+            limit: 5,
+            leaseMs: 30_000,
+            now,
+          });
+          if (claimed.length === 0) {
+            if ((await unfinished()) === 0) return;
+            emptyWhileWorkLeft++;
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            continue;
+          }
+          await Promise.all(
+            claimed.map((d) =>
+              store.completeDelivery(
+                { deliveryId: d.id, workerId: worker, attempt: d.attempt, now },
+                async (tx) => {
+                  await tx.query("INSERT INTO credits (event_id) VALUES ($1)", [d.eventId]);
+                  done++;
+                },
+              ),
+            ),
+          );
+        }
+        throw new Error(`${worker}: work left after 5000 claims`);
+      };
+      await Promise.all(["w1", "w2", "w3"].map(work));
+      console.log(`empty claims while work was left: ${emptyWhileWorkLeft}`);
+      expect(done).toBe(50);
+      expect((await direct.query("SELECT count(*)::int AS n FROM credits")).rows).toEqual([
+        { n: 50 },
+      ]);
+      expect(
+        (await direct.query("SELECT status, count(*)::int AS n FROM hookinbox.events GROUP BY 1"))
+          .rows,
+      ).toEqual([{ status: "done", n: 50 }]);
+      expect(
+        (await direct.query("SELECT count(*)::int AS n FROM hookinbox.attempts")).rows,
+      ).toEqual([{ n: 50 }]);
+      // Behind the pooler with no direct URL, nothing listens.
+      expect(await listeners(direct)).toBe(0);
+    },
+  );
+
   it("without a direct URL opens no LISTEN connection; with one it listens there and wakes on an accept through the pooler", async () => {
     const { db, through, direct } = await database();
     const pooled = openPostgresStore(through({ pgbouncer: "true" }));
