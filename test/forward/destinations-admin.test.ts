@@ -1,48 +1,33 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { DestinationDisabledAlert } from "../../src/config/resolve.ts";
 import type { DestinationStatus } from "../../src/forward/destination-admin.ts";
 import type { DeliveryPage } from "../../src/store/queue-types.ts";
 import { runCli } from "../helpers/cli-capture.ts";
-import { processingInbox, until } from "../helpers/processing.ts";
-import { type Receiver, startReceiver } from "../helpers/receiver.ts";
+import { until } from "../helpers/processing.ts";
+import type { Receiver } from "../helpers/receiver.ts";
 import { secrets } from "../helpers/signers.ts";
 import { type StoreFactory, storeFactories } from "../helpers/stores.ts";
+import { destination, forwardingInbox, receiver } from "./forward-env.ts";
 
 // Destinations from the admin API and the CLI: state (paused, disabled by a 410, circuit), queue
 // counts, pause/resume/enable, deliveries per destination and replay to one destination, against
 // a worker forwarding to a real HTTP receiver on loopback.
 
-const destinationSecret = "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD";
 const token = "destinations-admin-token";
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
 async function setup(factory: StoreFactory, app: Receiver, extra: Record<string, unknown> = {}) {
-  const store = await factory.open();
-  cleanups.push(() => store.cleanup());
-  const config = {
-    store: store.url,
-    admin: { token },
-    destinations: {
-      app: { url: app.url, secret: destinationSecret, allowPrivateNetworks: true, timeout: "5s" },
-    },
-    routes: [{ from: "std", to: ["app"] }],
-    retry: { schedule: ["50ms"], jitter: "none", maxAttempts: 6 },
-    worker: { pollInterval: "50ms" },
-  };
-  const env = processingInbox({ ...config, ...extra });
-  cleanups.push(env.cleanup);
+  const destinations = { app: destination(app.url) };
+  const env = await forwardingInbox(factory, destinations, { admin: { token }, ...extra });
   // The same config for the CLI (a JSON file: no functions), with the source the inbox has.
   const configPath = join(env.dir, "hookinbox.config.json");
   writeFileSync(
     configPath,
     JSON.stringify({
-      ...config,
+      store: env.store.url,
+      destinations,
+      routes: [{ from: "std", to: ["app"] }],
       sources: { std: { provider: "standard-webhooks", secrets: [secrets.standard] } },
     }),
   );
@@ -56,13 +41,7 @@ async function setup(factory: StoreFactory, app: Receiver, extra: Record<string,
     return { status: response.status, json: JSON.parse(response.body) as any };
   };
   const cli = (...args: string[]) => runCli([...args, "--config", configPath]);
-  return { ...env, store, api, cli };
-}
-
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver();
-  cleanups.push(() => r.close());
-  return r;
+  return { ...env, api, cli };
 }
 
 /** Lets the worker poll several times (it polls every 50 ms): used before asserting "nothing". */

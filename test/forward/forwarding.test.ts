@@ -1,45 +1,14 @@
 import { Webhook } from "standardwebhooks";
-import { afterEach, describe, expect, it } from "vitest";
-import { processingInbox, until } from "../helpers/processing.ts";
-import { type Receiver, startReceiver } from "../helpers/receiver.ts";
-import { type StoreFactory, storeFactories } from "../helpers/stores.ts";
-
-const destinationSecret = "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD";
-const otherSecret = "whsec_dGhpcyBpcyBub3QgdGhlIHJpZ2h0IHNlY3JldA==";
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver();
-  cleanups.push(() => r.close());
-  return r;
-}
-
-async function setup(
-  factory: StoreFactory,
-  destinations: Record<string, Record<string, unknown>>,
-  extra: Record<string, unknown> = {},
-) {
-  const store = await factory.open();
-  cleanups.push(() => store.cleanup());
-  const env = processingInbox({
-    store: store.url,
-    destinations,
-    routes: [{ from: "std", to: Object.keys(destinations) }],
-    retry: { schedule: ["50ms"], jitter: "none", maxAttempts: 6 },
-    worker: { pollInterval: "50ms" },
-    ...extra,
-  });
-  cleanups.push(env.cleanup);
-  return { ...env, store };
-}
-
-function destination(url: string, more: Record<string, unknown> = {}) {
-  return { url, secret: destinationSecret, allowPrivateNetworks: true, timeout: "5s", ...more };
-}
+import { describe, expect, it } from "vitest";
+import { until } from "../helpers/processing.ts";
+import { storeFactories } from "../helpers/stores.ts";
+import {
+  destination,
+  destinationSecret,
+  otherSecret,
+  receiver,
+  forwardingInbox as setup,
+} from "./forward-env.ts";
 
 describe.each(storeFactories())("forwarding to destinations ($kind)", (factory) => {
   it("a standardwebhooks receiver verifies every forwarded request; a wrong secret rejects all", async () => {
