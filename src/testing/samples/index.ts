@@ -8,12 +8,41 @@ import { adyenSample } from "./adyen.ts";
 import { discordSample } from "./discord.ts";
 import { githubSample } from "./github.ts";
 import { gitlabSample } from "./gitlab.ts";
+import {
+  asanaSample,
+  dropboxSample,
+  metaSample,
+  msgraphSample,
+  oktaSample,
+} from "./handshake-providers.ts";
 import { hmacSample } from "./hmac.ts";
 import { hubspotSample } from "./hubspot.ts";
 import { intercomSample } from "./intercom.ts";
 import { linearSample } from "./linear.ts";
 import { mercadoPagoSample } from "./mercadopago.ts";
 import { paddleSample } from "./paddle.ts";
+import {
+  calendlySample,
+  coinbaseSample,
+  lemonSqueezySample,
+  mailgunSample,
+  mollieSample,
+  postmarkSample,
+  razorpaySample,
+  typeformSample,
+} from "./presets-commerce.ts";
+import {
+  bitbucketSample,
+  clerkSample,
+  jiraSample,
+  resendSample,
+  sentrySample,
+  telegramSample,
+  vercelSample,
+  workosSample,
+  zendeskSample,
+} from "./presets-dev.ts";
+import { sendgridSample } from "./sendgrid.ts";
 import { shopifySample } from "./shopify.ts";
 import { slackSample } from "./slack.ts";
 import { squareSample } from "./square.ts";
@@ -33,35 +62,7 @@ export type * from "./types.ts";
  * `send` and `probe` refuse them with the list of known providers. Adding a sample removes the
  * name here; the registry test fails until this list is exactly the providers without one.
  */
-export const providersWithoutSample: readonly string[] = [
-  "sendgrid",
-  "sns",
-  "pubsub",
-  "plaid",
-  "paypal",
-  "clerk",
-  "resend",
-  "workos",
-  "vercel",
-  "sentry",
-  "bitbucket",
-  "jira",
-  "typeform",
-  "calendly",
-  "lemonsqueezy",
-  "razorpay",
-  "coinbase",
-  "zendesk",
-  "meta",
-  "dropbox",
-  "okta",
-  "msgraph",
-  "asana",
-  "telegram",
-  "postmark",
-  "mailgun",
-  "mollie",
-];
+export const providersWithoutSample: readonly string[] = ["sns", "pubsub", "plaid", "paypal"];
 
 /** Every sample, keyed by provider name. */
 export const providerSamples: ReadonlyMap<string, ProviderSample> = new Map(
@@ -84,6 +85,29 @@ export const providerSamples: ReadonlyMap<string, ProviderSample> = new Map(
     twitchSample,
     adyenSample,
     mercadoPagoSample,
+    sendgridSample,
+    clerkSample,
+    resendSample,
+    workosSample,
+    vercelSample,
+    sentrySample,
+    bitbucketSample,
+    jiraSample,
+    typeformSample,
+    calendlySample,
+    lemonSqueezySample,
+    razorpaySample,
+    coinbaseSample,
+    zendeskSample,
+    telegramSample,
+    postmarkSample,
+    mailgunSample,
+    mollieSample,
+    metaSample,
+    dropboxSample,
+    oktaSample,
+    msgraphSample,
+    asanaSample,
   ].map((sample) => [sample.provider, sample]),
 );
 

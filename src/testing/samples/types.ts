@@ -59,6 +59,12 @@ export interface SampleTraits {
   readonly timestampWindowMs?: number;
   /** `json` bodies can be re-serialised with other spacing; `form` bodies cannot. */
   readonly bodyFormat: "json" | "form";
+  /**
+   * `per-notification` when the provider sends no id and a receiver keys every notification
+   * afresh (Dropbox: "something changed for these accounts"): the sample announces no dedup key
+   * and redeliveries are not deduplicated.
+   */
+  readonly dedup?: "per-notification";
 }
 
 /**
