@@ -304,6 +304,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
         leaseMs: resolved.worker.leaseMs,
         pollIntervalMs: resolved.worker.pollIntervalMs,
         alerts: resolved.alerts,
+        ready: migrated,
         ...(metrics ? { metrics } : {}),
         now,
         ...(options.random ? { random: options.random } : {}),

@@ -24,9 +24,14 @@ export interface RunContext {
   }) => void;
 }
 
+/** An error's name and message, and the driver's code when it has one (`SQLITE_ERROR`, `42P01`). */
 function errorInfo(error: unknown): { message: string; stack: string | null } {
-  if (error instanceof Error)
-    return { message: `${error.name}: ${error.message}`, stack: error.stack ?? null };
+  if (error instanceof Error) {
+    // A driver's code (SQLITE_ERROR, 42P01) says what failed; hookinbox's own are in the name.
+    const code = isHookinboxError(error) ? undefined : (error as { code?: unknown }).code;
+    const suffix = typeof code === "string" && !error.message.includes(code) ? ` (${code})` : "";
+    return { message: `${error.name}: ${error.message}${suffix}`, stack: error.stack ?? null };
+  }
   return { message: String(error), stack: null };
 }
 

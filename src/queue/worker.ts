@@ -24,6 +24,8 @@ export interface WorkerOptions {
   readonly now?: () => number;
   readonly random?: () => number;
   readonly workerId?: string;
+  /** Resolves once the store is migrated: the worker claims nothing before (no startup noise). */
+  readonly ready?: Promise<unknown>;
   /** Destination targets (forwarding): created with this worker's id, closed when it stops. */
   readonly forwarder?: (workerId: string) => Forwarder;
 }
@@ -76,6 +78,8 @@ export function startWorker(options: WorkerOptions): Worker {
     abandoned: 0,
   };
   let stopping = false;
+  /** Whether the store is ready (see `ready`); nothing is claimed before. */
+  let begun = false;
   let pumping = false;
   let pumpAgain = false;
   let timer: NodeJS.Timeout | undefined;
@@ -193,7 +197,7 @@ export function startWorker(options: WorkerOptions): Worker {
   }
 
   async function pump(): Promise<void> {
-    if (stopping) return;
+    if (stopping || !begun) return;
     if (pumping) {
       pumpAgain = true;
       return;
@@ -312,14 +316,21 @@ export function startWorker(options: WorkerOptions): Worker {
   // Other processes' commits wake this worker where the store can tell (PostgreSQL NOTIFY).
   const unsubscribe = store.onDeliveries?.(() => requestPump());
 
-  void store
-    .rescueExpiredLeases(now())
-    .then((rescued) => {
-      if (rescued > 0) options.metrics?.leasesRescued(rescued);
-    })
-    .catch(() => undefined);
-  alertDeadLetters();
-  void pump();
+  const begin = () => {
+    if (stopping) return;
+    begun = true;
+    void store
+      .rescueExpiredLeases(now())
+      .then((rescued) => {
+        if (rescued > 0) options.metrics?.leasesRescued(rescued);
+      })
+      .catch(() => undefined);
+    alertDeadLetters();
+    void pump();
+  };
+  // A store that failed to migrate is reported by ready() and /readyz; the worker still polls.
+  if (options.ready) options.ready.then(begin, begin);
+  else begin();
 
   return {
     id,

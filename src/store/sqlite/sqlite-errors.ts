@@ -52,3 +52,39 @@ export function storeUnavailable(error: unknown, detail?: string): HookinboxErro
   const reason = detail ?? (typeof code === "string" ? code : "SQLite error");
   return hookinboxError("HOOKINBOX_STORE_UNAVAILABLE", reason, error);
 }
+
+/** Errors thrown by a handler's own work inside `ctx.transaction` (its SQL included). */
+const handlerErrors = new WeakSet<object>();
+
+/**
+ * Runs a handler's transaction work, marking whatever it throws as the handler's own, so that
+ * `no such table: credits` is reported as itself (message and SQLite code) and retried as a
+ * handler failure, never mistaken for the store being unavailable.
+ *
+ * @example
+ * ```ts
+ * await writer.exclusive(input, asHandlerWork(work));
+ * ```
+ */
+export function asHandlerWork<A, T>(work: (arg: A) => Promise<T>): (arg: A) => Promise<T> {
+  return async (arg) => {
+    try {
+      return await work(arg);
+    } catch (error) {
+      if (typeof error === "object" && error !== null) handlerErrors.add(error);
+      throw error;
+    }
+  };
+}
+
+/**
+ * Whether an error came from a handler's own work (see `asHandlerWork`).
+ *
+ * @example
+ * ```ts
+ * if (isHandlerError(error)) throw error; // not HOOKINBOX_STORE_UNAVAILABLE
+ * ```
+ */
+export function isHandlerError(error: unknown): boolean {
+  return typeof error === "object" && error !== null && handlerErrors.has(error);
+}

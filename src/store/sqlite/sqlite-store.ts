@@ -23,7 +23,7 @@ import { prepareEffects } from "./queue/effects.ts";
 import { prepareQueueGauges } from "./queue/queue-gauges.ts";
 import { prepareReplay } from "./queue/replay.ts";
 import { prepareStuck } from "./queue/stuck.ts";
-import { storeUnavailable } from "./sqlite-errors.ts";
+import { asHandlerWork, isHandlerError, storeUnavailable } from "./sqlite-errors.ts";
 import { startThreadWriter } from "./thread-writer.ts";
 import type { WriteOp, WriteOps } from "./write-ops.ts";
 import { inlineWriter, type SqliteWriter } from "./writer.ts";
@@ -206,7 +206,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     try {
       return await promise;
     } catch (error) {
-      if (error instanceof HookinboxError) throw error;
+      if (error instanceof HookinboxError || isHandlerError(error)) throw error;
       if (
         typeof (error as { code?: unknown })?.code === "string" &&
         String((error as { code: string }).code).startsWith("SQLITE")
@@ -312,7 +312,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       }
       // The handler's SQL and the delivery's completion commit together or not at all.
       const w = await currentWriter();
-      return mapErrors(w.exclusive(input, work));
+      return mapErrors(w.exclusive(input, asHandlerWork(work)));
     },
 
     failDelivery: (input) => write("fail", input),
