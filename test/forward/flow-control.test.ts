@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { destinationStatus } from "../../src/forward/destination-admin.ts";
+import { until } from "../helpers/processing.ts";
+import { storeFactories } from "../helpers/stores.ts";
+import { destination, forwardingInbox, receiver } from "./forward-env.ts";
+
+// Flow control per destination: the circuit breaker opens after failures in a row and lets one
+// probe through per cool-down until one succeeds; the concurrency cap and the rate limit hold
+// for two workers sharing the store (across processes on PostgreSQL: see crash.test.ts).
+
+const doneCount = "SELECT count(*) AS n FROM deliveries WHERE status = 'done'";
+
+describe.each(storeFactories())("destination flow control ($name)", (factory) => {
+  it("the circuit opens after 3 failures, probes once per cool-down, and closes on success", async () => {
+    const failing = 5;
+    const app = await receiver((_r, index) => ({ status: index < failing ? 503 : 200 }));
+    const env = await forwardingInbox(
+      factory,
+      {
+        app: destination(app.url, {
+          concurrency: 1,
+          circuitBreaker: { failures: 3, cooldown: "1s" },
+          retry: { schedule: ["50ms"], jitter: "none", maxAttempts: 20 },
+        }),
+      },
+      { worker: { pollInterval: "50ms", concurrency: 4 } },
+    );
+    const configured = [{ name: "app", url: app.url }];
+    const worker = env.inbox.startWorker();
+    const first = await env.post("msg_circuit_0", { type: "t" });
+    const open = await until(async () => {
+      const status = await destinationStatus(env.inbox.store, configured, "app", Date.now());
+      return status.circuit === "open" ? status : null;
+    });
+    expect(open.failures).toBeGreaterThanOrEqual(3);
+    // More work while the circuit is open waits with the rest.
+    for (let i = 1; i <= 4; i++) await env.post(`msg_circuit_${i}`, { type: "t" });
+    await until(async () => (await env.store.count(doneCount)) === 5, 20_000, "every delivery");
+    await worker.stop();
+    // 5 failures (3 to open, then 2 failed probes), then the probe that closes it and the rest.
+    expect(app.requests).toHaveLength(failing + 5);
+    // Once open, one request per cool-down: the probes.
+    for (let i = 3; i <= failing; i++)
+      expect(app.requests[i]!.at - app.requests[i - 1]!.at).toBeGreaterThanOrEqual(1000);
+    const ofFirst = app.requests.filter((r) => r.headers["hookinbox-event-id"] === first.eventId);
+    expect(ofFirst.length).toBeGreaterThanOrEqual(3);
+    const closed = await destinationStatus(env.inbox.store, configured, "app", Date.now());
+    expect(closed).toMatchObject({ circuit: "closed", failures: 0, state: "active", dead: 0 });
+    expect(new Set(app.requests.map((r) => r.headers["webhook-id"])).size).toBe(5);
+  });
+
+  it("the concurrency cap holds for two workers on one store", async () => {
+    const events = 12;
+    const app = await receiver(() => ({ status: 200, delayMs: 150 }));
+    const env = await forwardingInbox(factory, { app: destination(app.url, { concurrency: 2 }) });
+    const workers = [env.inbox.startWorker(), env.inbox.startWorker()];
+    for (let i = 0; i < events; i++) await env.post(`msg_cap_${i}`, { type: "t" });
+    await until(async () => (await env.store.count(doneCount)) === events, 20_000, "all done");
+    for (const worker of workers) await worker.stop();
+    expect(app.maxInFlight()).toBeLessThanOrEqual(2);
+    expect(app.requests).toHaveLength(events);
+    expect(new Set(app.requests.map((r) => r.headers["webhook-id"])).size).toBe(events);
+    // Deferred by the cap, not failed: every delivery took one attempt.
+    expect(await env.store.count("SELECT count(*) AS n FROM attempts")).toBe(events);
+  });
+
+  it("the rate limit holds for two workers on one store: at most 4 attempts start per second", async () => {
+    const events = 12;
+    const app = await receiver();
+    const env = await forwardingInbox(factory, {
+      app: destination(app.url, { rateLimit: { max: 4, per: "1s" } }),
+    });
+    const workers = [env.inbox.startWorker(), env.inbox.startWorker()];
+    for (let i = 0; i < events; i++) await env.post(`msg_rate_${i}`, { type: "t" });
+    await until(async () => (await env.store.count(doneCount)) === events, 20_000, "all done");
+    for (const worker of workers) await worker.stop();
+    expect(app.requests).toHaveLength(events);
+    // webhook-timestamp is the second the attempt was signed in, right after it was admitted.
+    const perSecond = new Map<string, number>();
+    for (const request of app.requests) {
+      const second = request.headers["webhook-timestamp"]!;
+      perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+    }
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(4);
+    expect(perSecond.size).toBeGreaterThanOrEqual(3);
+    expect(await env.store.count("SELECT count(*) AS n FROM attempts")).toBe(events);
+  });
+});
