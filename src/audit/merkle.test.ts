@@ -7,7 +7,7 @@ import {
   treeRoot,
   verifyConsistency,
   verifyInclusion,
-} from "./merkle.js";
+} from "./merkle.ts";
 
 // The Certificate Transparency reference vectors (RFC 6962 test data, as used by certificate-
 // transparency-go's merkle tests): eight leaves, the roots of every prefix, and sample proofs.

@@ -57,7 +57,11 @@ export function openStore(
   options: Omit<SqliteStoreOptions, "path"> & { logger?: Logger } = {},
 ): Store {
   const parsed = parseStoreUrl(url);
-  if (parsed.kind === "postgres") return openPostgresStore(parsed.url, { logger: options.logger });
+  if (parsed.kind === "postgres")
+    return openPostgresStore(parsed.url, {
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.audit === undefined ? {} : { audit: options.audit }),
+    });
   const { logger: _logger, ...sqliteOptions } = options;
   return openSqliteStore({ ...sqliteOptions, path: parsed.path });
 }

@@ -17,6 +17,7 @@ export interface EventIdentity {
   readonly version: number | null;
 }
 
+import type { AuditStore } from "./audit-types.ts";
 import type { DestinationStore } from "./forward-types.ts";
 import type { DeliveryView, QueueStore } from "./queue-types.ts";
 
@@ -147,7 +148,7 @@ export interface MigrationReport {
 }
 
 /** Durable storage for receipts, events and their processing. Safe to call concurrently. */
-export interface Store extends QueueStore, DestinationStore {
+export interface Store extends QueueStore, DestinationStore, AuditStore {
   readonly kind: "sqlite" | "postgres";
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<MigrationReport>;

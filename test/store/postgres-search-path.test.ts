@@ -149,8 +149,8 @@ describe("PostgreSQL: hookinbox names its schema, the session keeps the database
         "SELECT schemaname, count(*)::int AS n FROM pg_tables WHERE schemaname IN ('public', 'inbox_a', 'inbox_b', 'hookinbox') GROUP BY 1 ORDER BY 1",
       ),
     ).toEqual([
-      { schemaname: "inbox_a", n: 9 },
-      { schemaname: "inbox_b", n: 9 },
+      { schemaname: "inbox_a", n: 13 },
+      { schemaname: "inbox_b", n: 13 },
       { schemaname: "public", n: 1 },
     ]);
   });
@@ -177,8 +177,12 @@ describe("PostgreSQL: hookinbox names its schema, the session keeps the database
     const store = openPostgresStore(legacyUrl.toString());
     cleanups.push(() => store.close());
     const report = await store.migrate();
-    expect(report.applied).toEqual(["004_pin_function_search_path", "005_destinations"]);
-    expect(report.current).toBe(5);
+    expect(report.applied).toEqual([
+      "004_pin_function_search_path",
+      "005_destinations",
+      "006_audit_log",
+    ]);
+    expect(report.current).toBe(6);
     expect((await store.migrate()).applied).toEqual([]);
 
     await rows("CREATE TABLE credits (order_id text NOT NULL)");

@@ -1,7 +1,8 @@
 import type pg from "pg";
 import { ulid } from "../../ids.ts";
 import type { AcceptInput, AcceptResult, RejectionInput } from "../types.ts";
-import { withRetry } from "./connection.ts";
+import { appendAuditLeafPostgres } from "./audit.ts";
+import { withRetry, withTransaction } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
 // One statement, one round trip, one commit: the event (unless (source, dedup_key) exists), its
@@ -48,7 +49,9 @@ const rejectionSql = (t: SchemaNames) => `
 /**
  * Stores a receipt and, unless it exists, the event and its deliveries, in one statement that
  * commits before it resolves. PostgreSQL shares WAL flushes between concurrent commits, so
- * concurrent accepts are group-committed by the server.
+ * concurrent accepts are group-committed by the server. With `audit` on, the statement runs in a
+ * transaction that ends, for a new event, by appending its leaf to the audit log (the tree row
+ * is locked only for that append and the commit).
  *
  * @example
  * ```ts
@@ -60,6 +63,7 @@ export async function acceptPostgres(
   t: SchemaNames,
   channel: string,
   input: AcceptInput,
+  audit = true,
 ): Promise<AcceptResult> {
   const { identity } = input;
   const receivedAt = Math.floor(input.receivedAt);
@@ -89,11 +93,22 @@ export async function acceptPostgres(
     channel,
   ];
   return withRetry(async () => {
-    const result = await pool.query<{ id: string; duplicate: boolean; deliveries: number }>({
-      name: "hookinbox_accept",
-      text: acceptSql(t),
-      values: params,
-    });
+    const statement = { name: "hookinbox_accept", text: acceptSql(t), values: params };
+    type Row = { id: string; duplicate: boolean; deliveries: number };
+    const result = audit
+      ? await withTransaction(pool, async (client) => {
+          const inserted = await client.query<Row>(statement);
+          const first = inserted.rows[0];
+          if (first && !first.duplicate) {
+            await appendAuditLeafPostgres(client, t, first.id, {
+              ...input,
+              dedupKey: identity.dedupKey,
+              receivedAt,
+            });
+          }
+          return inserted;
+        })
+      : await pool.query<Row>(statement);
     const row = result.rows[0];
     if (row)
       return { eventId: row.id, receiptId, duplicate: row.duplicate, deliveries: row.deliveries };

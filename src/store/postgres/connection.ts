@@ -218,3 +218,42 @@ class UnnamedStatementClient extends pg.Client {
     return (super.query as (...args: unknown[]) => unknown)(config, ...rest);
   }
 }
+
+/**
+ * Runs `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws). A
+ * connection that dies meanwhile is released as broken, never back into the pool, and never
+ * crashes the process with an unhandled 'error' event.
+ *
+ * @example
+ * ```ts
+ * await withTransaction(pool, (client) => client.query("UPDATE …"));
+ * ```
+ */
+export async function withTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await withRetry(() => pool.connect());
+  // A checked-out client has no pool error listener: without this one, a connection that dies
+  // mid-transaction (restart, network cut) is an unhandled 'error' event that kills the process.
+  // The query under way rejects as well; this only marks the client broken.
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on("error", onError);
+  try {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch((rollbackError: Error) => {
+      broken = rollbackError;
+    });
+    throw error;
+  } finally {
+    client.off("error", onError);
+    client.release(broken);
+  }
+}

@@ -2,7 +2,7 @@ import type pg from "pg";
 import { hookinboxError } from "../../errors.ts";
 import { ulid } from "../../ids.ts";
 import type { EffectClaim, EffectClaimInput, EffectView } from "../queue-types.ts";
-import { withRetry } from "./connection.ts";
+import { withRetry, withTransaction } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
 const columns =
@@ -59,19 +59,11 @@ export function effectsPostgres(pool: pg.Pool, t: SchemaNames) {
       );
       if (inserted.rows[0])
         return { state: "claimed", effectId: inserted.rows[0].id, reclaimed: false };
-      const client = await withRetry(() => pool.connect());
-      // See completePostgres: a checked-out client needs its own error listener.
-      let broken: Error | undefined;
-      const onError = (error: Error) => {
-        broken = error;
-      };
-      client.on("error", onError);
-      try {
-        await client.query("BEGIN");
+      return withTransaction(pool, async (client) => {
         const { rows } = await client.query(
           `SELECT e.id, e.status, e.claimant, e.claimed_at, e.result, a.outcome AS claimant_outcome
-           FROM ${t.effects} e LEFT JOIN ${t.attempts} a ON a.id = e.claimant
-           WHERE e.event_id = $1 AND e.target = $2 AND e.name = $3 FOR UPDATE OF e`,
+         FROM ${t.effects} e LEFT JOIN ${t.attempts} a ON a.id = e.claimant
+         WHERE e.event_id = $1 AND e.target = $2 AND e.name = $3 FOR UPDATE OF e`,
           [input.eventId, input.target, input.name],
         );
         const row = rows[0];
@@ -90,7 +82,7 @@ export function effectsPostgres(pool: pg.Pool, t: SchemaNames) {
         } else if (input.onStale === "reclaim") {
           await client.query(
             `UPDATE ${t.effects} SET claimant = $2, claimed_at = $3, claims = claims + 1, on_stale = $4, stale_after_ms = $5
-             WHERE id = $1`,
+           WHERE id = $1`,
             [row.id, input.claimant, now, input.onStale, input.staleAfterMs],
           );
           claim = { state: "claimed", effectId: row.id, reclaimed: true };
@@ -101,15 +93,9 @@ export function effectsPostgres(pool: pg.Pool, t: SchemaNames) {
           );
           claim = { state: "held", effectId: row.id, newlyHeld: true };
         }
-        await client.query("COMMIT");
+
         return claim;
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      } finally {
-        client.off("error", onError);
-        client.release(broken);
-      }
+      });
     },
     async complete(
       effectId: string,

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import type pg from "pg";
 import type { MigrationReport } from "../types.ts";
+import { withTransaction } from "./connection.ts";
 import { schemaNames } from "./schema-names.ts";
 
 const folder = new URL("./migrations/", import.meta.url);
@@ -32,52 +33,33 @@ export function loadPostgresMigrations(): Array<{ id: number; name: string; sql:
  */
 export async function migratePostgres(pool: pg.Pool, schema: string): Promise<MigrationReport> {
   const t = schemaNames(schema);
-  const client = await pool.connect();
-  // A checked-out client has no pool error listener: without this one, a connection that dies
-  // during migration would crash the process instead of failing the migration.
-  let broken: Error | undefined;
-  const onError = (error: Error) => {
-    broken = error;
-  };
-  client.on("error", onError);
-  try {
-    await client.query("BEGIN");
-    try {
-      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 7030))", [
-        `hookinbox-migrate:${schema}`,
+  // One transaction: an upgrade lands whole or not at all.
+  return withTransaction(pool, async (client) => {
+    await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 7030))", [
+      `hookinbox-migrate:${schema}`,
+    ]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${t.schema}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${t.hookinbox_migrations} (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const done = new Set(
+      (await client.query<{ id: number }>(`SELECT id FROM ${t.hookinbox_migrations}`)).rows.map(
+        (r) => r.id,
+      ),
+    );
+    const applied: string[] = [];
+    let current = Math.max(0, ...done);
+    const pending = loadPostgresMigrations().filter((m) => !done.has(m.id));
+    if (pending.length > 0) await client.query(`SET LOCAL search_path TO ${t.schema}`);
+    for (const migration of pending) {
+      await client.query(migration.sql);
+      await client.query(`INSERT INTO ${t.hookinbox_migrations} (id, name) VALUES ($1, $2)`, [
+        migration.id,
+        migration.name,
       ]);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${t.schema}`);
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${t.hookinbox_migrations} (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
-      );
-      const done = new Set(
-        (await client.query<{ id: number }>(`SELECT id FROM ${t.hookinbox_migrations}`)).rows.map(
-          (r) => r.id,
-        ),
-      );
-      const applied: string[] = [];
-      let current = Math.max(0, ...done);
-      const pending = loadPostgresMigrations().filter((m) => !done.has(m.id));
-      if (pending.length > 0) await client.query(`SET LOCAL search_path TO ${t.schema}`);
-      for (const migration of pending) {
-        await client.query(migration.sql);
-        await client.query(`INSERT INTO ${t.hookinbox_migrations} (id, name) VALUES ($1, $2)`, [
-          migration.id,
-          migration.name,
-        ]);
-        applied.push(migration.name);
-        current = migration.id;
-      }
-      await client.query("COMMIT");
-      return { applied, current };
-    } catch (error) {
-      await client.query("ROLLBACK").catch((rollbackError: Error) => {
-        broken = rollbackError;
-      });
-      throw error;
+      applied.push(migration.name);
+      current = migration.id;
     }
-  } finally {
-    client.off("error", onError);
-    client.release(broken);
-  }
+    return { applied, current };
+  });
 }

@@ -2,6 +2,7 @@ import { hookinboxError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import type { Store } from "../types.ts";
 import { acceptPostgres, pruneRejectionsPostgres, recordRejectionPostgres } from "./accept.ts";
+import { auditPostgres } from "./audit.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
 import { deliveriesPostgres } from "./deliveries.ts";
 import { destinationsPostgres } from "./destinations.ts";
@@ -37,7 +38,7 @@ export interface PostgresStore extends Store {
  */
 export function openPostgresStore(
   urlText: string,
-  options: { logger?: Logger } = {},
+  options: { logger?: Logger; audit?: boolean } = {},
 ): PostgresStore {
   const url = parsePostgresUrl(urlText);
   const warn = (error: Error) =>
@@ -57,6 +58,7 @@ export function openPostgresStore(
   const replay = replayPostgres(pool, t, notify);
   const leases = leasesPostgres(pool, t);
   const destinations = destinationsPostgres(pool, t);
+  const audit = auditPostgres(pool, t);
   const reports = reportsPostgres(pool, t, {
     listExpired: (now, limit) => deliveries.expired(now, limit),
     heldEffects: () => effects.list({ status: "held" }),
@@ -93,7 +95,7 @@ export function openPostgresStore(
     },
     async accept(input) {
       open();
-      return track(acceptPostgres(pool, t, channel, input));
+      return track(acceptPostgres(pool, t, channel, input, options.audit ?? true));
     },
     recordRejection: (input) => run(() => recordRejectionPostgres(pool, t, input)),
     pruneRejections: (before, limit) => run(() => pruneRejectionsPostgres(pool, t, before, limit)),
@@ -171,6 +173,15 @@ export function openPostgresStore(
     markAlerted: (ids, now) => run(() => reports.markAlerted(ids, now)),
     stuck: (input) => run(() => reports.stuck(input)),
     queueGauges: () => run(() => reports.queueGauges()),
+
+    auditTree: () => run(() => audit.auditTree()),
+    auditSubtrees: (ids) => run(() => audit.auditSubtrees(ids)),
+    auditLeafOf: (eventId) => run(() => audit.auditLeafOf(eventId)),
+    auditLeafPage: (afterSeq, limit) => run(() => audit.auditLeafPage(afterSeq, limit)),
+    auditUnloggedEvents: (afterId, limit) => run(() => audit.auditUnloggedEvents(afterId, limit)),
+    saveTreeHead: (head) => run(() => audit.saveTreeHead(head)),
+    latestTreeHead: () => run(() => audit.latestTreeHead()),
+    treeHeadOfSize: (size) => run(() => audit.treeHeadOfSize(size)),
 
     ensureDestinations: (names) => run(() => destinations.ensureDestinations(names)),
     listDestinationStates: () => run(() => destinations.listDestinationStates()),

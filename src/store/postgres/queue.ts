@@ -9,7 +9,7 @@ import type {
   FailResult,
   TransactionClient,
 } from "../queue-types.ts";
-import { withRetry } from "./connection.ts";
+import { withRetry, withTransaction } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
 const maxMessage = 2000;
@@ -102,17 +102,7 @@ export async function completePostgres<T>(
     if (!rows[0]?.ok) throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);
     return undefined;
   }
-  const client = await withRetry(() => pool.connect());
-  let broken: Error | undefined;
-  // A checked-out client has no pool error listener: without this one, a connection that dies
-  // mid-transaction (restart, network cut) is an unhandled 'error' event that kills the process.
-  // The query under way rejects as well; this only marks the client broken.
-  const onError = (error: Error) => {
-    broken = error;
-  };
-  client.on("error", onError);
-  try {
-    await client.query("BEGIN");
+  return withTransaction(pool, async (client) => {
     const { rows } = await client.query({
       name: "hookinbox_complete",
       text: completeSql(t),
@@ -126,17 +116,9 @@ export async function completePostgres<T>(
       },
     };
     const result = await work(tx);
-    await client.query("COMMIT");
+
     return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch((rollbackError: Error) => {
-      broken = rollbackError;
-    });
-    throw error;
-  } finally {
-    client.off("error", onError);
-    client.release(broken);
-  }
+  });
 }
 
 /**

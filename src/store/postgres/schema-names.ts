@@ -25,6 +25,10 @@ const tables = [
   "hookinbox_heartbeat",
   "hookinbox_migrations",
   "destinations",
+  "audit_leaves",
+  "audit_nodes",
+  "audit_tree",
+  "audit_heads",
 ] as const;
 
 const functions = [

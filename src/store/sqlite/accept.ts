@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { ulid } from "../../ids.ts";
 import type { AcceptInput, AcceptResult } from "../types.ts";
+import { prepareAuditAppend } from "./audit.ts";
 import { prepareCreateDeliveries } from "./queue/create-deliveries.ts";
 
 const insertEventSql = `
@@ -23,7 +24,8 @@ const insertReceiptSql = `
  * unless (source, dedup key) already exists, its event. It must run inside a transaction (the
  * group commit's): the UNIQUE (source, dedup_key) constraint alone decides duplicates —
  * `INSERT … ON CONFLICT DO NOTHING RETURNING id` returns no row for a duplicate, and only then is
- * the existing id read (never check-then-insert).
+ * the existing id read (never check-then-insert). With `audit` on, a new event is appended to the
+ * audit log in the same transaction (a duplicate appends nothing).
  *
  * @example
  * ```ts
@@ -34,11 +36,13 @@ const insertReceiptSql = `
 export function prepareAccept(
   db: Database.Database,
   now: () => number,
+  audit = true,
 ): (input: AcceptInput) => AcceptResult {
   const insertEvent = db.prepare<[EventRow], { id: string }>(insertEventSql);
   const existingEvent = db.prepare<[string, string], { id: string }>(existingEventSql);
   const insertReceipt = db.prepare<[ReceiptRow]>(insertReceiptSql);
   const createDelivery = prepareCreateDeliveries(db);
+  const appendToLog = audit ? prepareAuditAppend(db) : null;
 
   return (input) => {
     const { identity } = input;
@@ -65,8 +69,9 @@ export function prepareAccept(
       // Cannot happen inside one transaction: the conflicting row is visible to us.
       throw new Error("accept: conflicting event row not found");
     }
-    // Only a new event gets deliveries: a duplicate never runs anything twice.
+    // Only a new event gets deliveries and a leaf: a duplicate never runs anything twice.
     if (!duplicate) {
+      appendToLog?.(eventId, { ...input, dedupKey: identity.dedupKey, receivedAt });
       for (const target of targets) {
         createDelivery(
           { eventId, target, orderingKey: identity.orderingKey, version: identity.version },

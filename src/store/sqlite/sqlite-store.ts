@@ -11,6 +11,7 @@ import type {
   RejectionInput,
   Store,
 } from "../types.ts";
+import { prepareAuditReads } from "./audit.ts";
 import { prepareDestinationReads } from "./forward/destinations.ts";
 import { prepareGetEvent } from "./get-event.ts";
 import { type CommitInfo, GroupCommit } from "./group-commit.ts";
@@ -57,6 +58,8 @@ export interface SqliteStoreOptions {
    * event loop (the gateway uses it). Not available for ":memory:".
    */
   readonly writer?: "inline" | "thread";
+  /** Append every new event to the audit log in its accept transaction (default true). */
+  readonly audit?: boolean;
 }
 
 /**
@@ -150,12 +153,14 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
           ...(options.onCommit === undefined ? {} : { onCommit: options.onCommit }),
         }),
         now,
+        options.audit ?? true,
       );
   const writerReady: Promise<SqliteWriter> = writer
     ? Promise.resolve(writer)
     : startThreadWriter({
         path: options.path,
         busyTimeoutMs,
+        audit: options.audit ?? true,
         ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
       });
   writerReady.catch(() => undefined);
@@ -186,6 +191,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         stuck: prepareStuck(db),
         gauges: prepareQueueGauges(db),
         destinations: prepareDestinationReads(db),
+        audit: prepareAuditReads(db),
         nextDue: db.prepare<[], { at: number | null }>(
           "SELECT min(run_at) AS at FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending'",
         ),
@@ -299,6 +305,18 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     listReceipts(query) {
       return read((current) => current.listReceipts(query));
     },
+
+    // ---- audit log (src/store/audit-types.ts) ----
+
+    auditTree: () => read((current) => current.audit.tree()),
+    auditSubtrees: (ids) => read((current) => current.audit.subtrees(ids)),
+    auditLeafOf: (eventId) => read((current) => current.audit.leafOf(eventId)),
+    auditLeafPage: (afterSeq, limit) => read((current) => current.audit.leafPage(afterSeq, limit)),
+    auditUnloggedEvents: (afterId, limit) =>
+      read((current) => current.audit.unlogged(afterId, limit)),
+    saveTreeHead: (head) => write("saveTreeHead", head),
+    latestTreeHead: () => read((current) => current.audit.latest()),
+    treeHeadOfSize: (size) => read((current) => current.audit.ofSize(size)),
 
     // ---- processing (src/store/queue-types.ts) ----
 
@@ -482,6 +500,7 @@ interface ReadOperations {
   stuck: ReturnType<typeof prepareStuck>;
   gauges: ReturnType<typeof prepareQueueGauges>;
   destinations: ReturnType<typeof prepareDestinationReads>;
+  audit: ReturnType<typeof prepareAuditReads>;
   nextDue: Database.Statement<[], { at: number | null }>;
 }
 

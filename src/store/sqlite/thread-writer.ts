@@ -45,6 +45,7 @@ export async function startThreadWriter(options: {
   path: string;
   busyTimeoutMs: number;
   maxBatch?: number;
+  audit?: boolean;
 }): Promise<SqliteWriter> {
   const worker = new Worker(new URL(writerThreadEntry, import.meta.url), {
     workerData: options,

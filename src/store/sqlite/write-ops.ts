@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { CompleteInput, EffectClaimInput } from "../queue-types.ts";
 import { prepareAccept } from "./accept.ts";
+import { prepareSaveTreeHead } from "./audit.ts";
 import { prepareDestinationWrites } from "./forward/destinations.ts";
 import { preparePing } from "./ping.ts";
 import { prepareClaimDeliveries } from "./queue/claim-deliveries.ts";
@@ -24,8 +25,9 @@ import { preparePruneRejections, prepareRecordRejection } from "./record-rejecti
  * group.submit(() => ops.accept(input));
  * ```
  */
-export function prepareWriteOps(db: Database.Database, now: () => number) {
-  const accept = prepareAccept(db, now);
+export function prepareWriteOps(db: Database.Database, now: () => number, audit = true) {
+  const accept = prepareAccept(db, now, audit);
+  const saveTreeHead = prepareSaveTreeHead(db);
   const recordRejection = prepareRecordRejection(db, now);
   const pruneRejections = preparePruneRejections(db);
   const ping = preparePing(db, now);
@@ -41,6 +43,7 @@ export function prepareWriteOps(db: Database.Database, now: () => number) {
   return {
     ...destinations,
     accept,
+    saveTreeHead,
     recordRejection,
     pruneRejections,
     ping,

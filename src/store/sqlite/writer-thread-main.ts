@@ -28,7 +28,12 @@ export interface WireError {
 }
 
 const port = parentPort!;
-const options = workerData as { path: string; busyTimeoutMs: number; maxBatch?: number };
+const options = workerData as {
+  path: string;
+  busyTimeoutMs: number;
+  maxBatch?: number;
+  audit?: boolean;
+};
 const db = openConnection(options.path, options.busyTimeoutMs);
 const group = new GroupCommit(
   db,
@@ -86,7 +91,7 @@ port.on("message", (message: ToWriter) => {
     case "migrate":
       settle(message.id, () => {
         const report = migrateSqlite(db);
-        ops = prepareWriteOps(db, Date.now);
+        ops = prepareWriteOps(db, Date.now, options.audit ?? true);
         return report;
       });
       return;

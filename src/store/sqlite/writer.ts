@@ -34,11 +34,12 @@ export function inlineWriter(
   db: Database.Database,
   group: GroupCommit,
   now: () => number,
+  audit = true,
 ): SqliteWriter {
   let ops: WriteOps | undefined;
   const prepared = () => {
     try {
-      ops ??= prepareWriteOps(db, now);
+      ops ??= prepareWriteOps(db, now, audit);
     } catch (error) {
       throw storeUnavailable(
         error,

@@ -1,0 +1,175 @@
+import type { AuditStore } from "../store/audit-types.ts";
+import { appendToRange, type CompactRange, EMPTY_RANGE, rangeRoot } from "./compact-range.ts";
+import { encodeLeaf, leafFieldsOf } from "./leaf.ts";
+import {
+  consistencyRanges,
+  hashRanges,
+  inclusionRanges,
+  type LeafRange,
+  leafHash,
+  subtreesFor,
+} from "./merkle.ts";
+
+/** A tree size and its root: a head before (or without) its signature. */
+export interface TreeState {
+  readonly size: number;
+  readonly root: Buffer;
+}
+
+/** Hashes ranges of the stored tree from its stored subtrees: one lookup batch. */
+async function hashStoredRanges(
+  store: Pick<AuditStore, "auditSubtrees">,
+  ranges: readonly LeafRange[],
+): Promise<Buffer[]> {
+  return hashRanges(ranges, await store.auditSubtrees(subtreesFor(ranges)));
+}
+
+/**
+ * The stored tree's root at `size` (≤ the current size), from O(log n) stored subtrees.
+ *
+ * @example
+ * ```ts
+ * const root = await rootAt(store, 1000);
+ * ```
+ */
+export async function rootAt(store: Pick<AuditStore, "auditSubtrees">, size: number) {
+  const [root] = await hashStoredRanges(store, [{ start: 0, end: size }]);
+  return root!;
+}
+
+/**
+ * The current tree (size and root) from the tree row alone.
+ *
+ * @example
+ * ```ts
+ * const { size, root } = await currentTree(store);
+ * ```
+ */
+export async function currentTree(store: Pick<AuditStore, "auditTree">): Promise<TreeState> {
+  const { size, frontier } = await store.auditTree();
+  const hashes: Buffer[] = [];
+  for (let at = 0; at < frontier.length; at += 32) hashes.push(frontier.subarray(at, at + 32));
+  return { size, root: rangeRoot({ size, hashes }) };
+}
+
+/** An inclusion proof of one event's leaf in the tree of `size` leaves. */
+export interface InclusionProofResult {
+  readonly eventId: string;
+  readonly seq: number;
+  readonly size: number;
+  readonly leafHash: Buffer;
+  readonly proof: Buffer[];
+}
+
+/**
+ * The inclusion proof of an event's leaf in the stored tree of `size` leaves; null when the
+ * event has no leaf or its leaf is not within `size`.
+ *
+ * @example
+ * ```ts
+ * const p = await proveInclusion(store, "evt_…", head.size);
+ * verifyInclusion(p.seq, p.size, p.leafHash, p.proof, head.root); // true
+ * ```
+ */
+export async function proveInclusion(
+  store: Pick<AuditStore, "auditLeafOf" | "auditSubtrees">,
+  eventId: string,
+  size: number,
+): Promise<InclusionProofResult | null> {
+  const leaf = await store.auditLeafOf(eventId);
+  if (!leaf || leaf.seq >= size) return null;
+  const proof = await hashStoredRanges(store, inclusionRanges(leaf.seq, size));
+  return { eventId, seq: leaf.seq, size, leafHash: leaf.hash, proof };
+}
+
+/**
+ * The consistency proof from the stored tree of `from` leaves to that of `to` leaves.
+ *
+ * @example
+ * ```ts
+ * const proof = await proveConsistency(store, older.size, newer.size);
+ * ```
+ */
+export async function proveConsistency(
+  store: Pick<AuditStore, "auditSubtrees">,
+  from: number,
+  to: number,
+): Promise<Buffer[]> {
+  return hashStoredRanges(store, consistencyRanges(from, to));
+}
+
+/** The first problem `verifyLog` found, naming the leaf and event where it can. */
+export interface LogDefect {
+  readonly seq: number | null;
+  readonly eventId: string | null;
+  readonly reason: string;
+}
+
+/** What `verifyLog` checked and the first defect, if any. */
+export interface LogVerification {
+  readonly ok: boolean;
+  /** Leaves rechecked against their events. */
+  readonly leaves: number;
+  readonly defect: LogDefect | null;
+}
+
+/**
+ * Rechecks the stored log against a trusted head: walks every leaf in order (a page at a time,
+ * by a seq cursor: never the whole table in memory), recomputes each leaf from its event as
+ * stored now, compares it with the stored leaf hash, folds the recomputed leaves into a root and
+ * compares that with the head's root at the head's size; then looks for events with no leaf.
+ * Stops at the first defect and names it.
+ *
+ * @example
+ * ```ts
+ * const result = await verifyLog(store, trustedHead);
+ * if (!result.ok) console.log(result.defect); // { seq: 41, eventId: "evt_…", reason: "…" }
+ * ```
+ */
+export async function verifyLog(
+  store: Pick<AuditStore, "auditLeafPage" | "auditUnloggedEvents">,
+  head: TreeState,
+  options: { pageSize?: number; onProgress?: (leaves: number) => void } = {},
+): Promise<LogVerification> {
+  const pageSize = options.pageSize ?? 1000;
+  let range: CompactRange = EMPTY_RANGE;
+  const fail = (seq: number | null, eventId: string | null, reason: string): LogVerification => ({
+    ok: false,
+    leaves: range.size,
+    defect: { seq, eventId, reason },
+  });
+  const checkRoot = (): LogVerification | null =>
+    range.size === head.size && !rangeRoot(range).equals(head.root)
+      ? fail(null, null, `the first ${head.size} leaves do not hash to the trusted head's root`)
+      : null;
+  const atStart = checkRoot();
+  if (atStart) return atStart;
+  for (;;) {
+    const page = await store.auditLeafPage(range.size - 1, pageSize);
+    for (const record of page) {
+      if (record.seq !== range.size) {
+        return fail(range.size, null, `leaf ${range.size} is missing (next is ${record.seq})`);
+      }
+      if (!record.event) return fail(record.seq, record.eventId, "the leaf's event row is missing");
+      const recomputed = leafHash(encodeLeaf(leafFieldsOf(record.seq, record.event)));
+      if (!recomputed.equals(record.hash)) {
+        return fail(record.seq, record.eventId, "the event as stored does not match its leaf");
+      }
+      range = appendToRange(range, recomputed).range;
+      const mismatch = checkRoot();
+      if (mismatch) return mismatch;
+    }
+    options.onProgress?.(range.size);
+    if (page.length < pageSize) break;
+  }
+  if (range.size < head.size) {
+    return fail(
+      range.size,
+      null,
+      `the log ends at ${range.size} leaves; the head has ${head.size}`,
+    );
+  }
+  const unlogged = await store.auditUnloggedEvents("", 1);
+  if (unlogged[0] !== undefined) return fail(null, unlogged[0], "the event has no leaf");
+  return { ok: true, leaves: range.size, defect: null };
+}

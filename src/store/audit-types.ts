@@ -1,0 +1,54 @@
+import type { SubtreeId } from "../audit/merkle.ts";
+
+/** The current tree: what the next append extends. */
+export interface AuditTree {
+  readonly size: number;
+  /** The right edge (see src/audit/compact-range.ts). */
+  readonly frontier: Buffer;
+}
+
+/** One leaf with the event it commits to as stored now (null when the event row is gone). */
+export interface AuditLeafRecord {
+  readonly seq: number;
+  readonly eventId: string;
+  readonly hash: Buffer;
+  readonly event: {
+    readonly source: string;
+    readonly dedupKey: string;
+    readonly receivedAt: number;
+    readonly body: Buffer;
+    readonly headers: Array<[string, string]>;
+  } | null;
+}
+
+/** A signed tree head as stored. */
+export interface StoredTreeHead {
+  readonly size: number;
+  readonly root: Buffer;
+  readonly signedAt: number;
+  /** Hex of the raw 32-byte Ed25519 public key that signed it. */
+  readonly publicKey: string;
+  readonly signature: Buffer;
+}
+
+/**
+ * The audit log's storage: leaves, closed subtrees and signed heads. Appends happen inside
+ * `accept`; everything here reads, except saving a head.
+ */
+export interface AuditStore {
+  /** The tree as of the last committed append. */
+  auditTree(): Promise<AuditTree>;
+  /** Hashes of perfect subtrees (level 0 = leaves), keyed by `subtreeKey`; absent ones omitted. */
+  auditSubtrees(ids: readonly SubtreeId[]): Promise<Map<string, Buffer>>;
+  /** The leaf of an event, or null when it is not in the log. */
+  auditLeafOf(eventId: string): Promise<{ seq: number; hash: Buffer } | null>;
+  /** Leaves with seq > afterSeq in seq order, at most `limit`, each with its event as stored. */
+  auditLeafPage(afterSeq: number, limit: number): Promise<AuditLeafRecord[]>;
+  /** Ids (> afterId, ascending, at most `limit`) of events that have no leaf. */
+  auditUnloggedEvents(afterId: string, limit: number): Promise<string[]>;
+  saveTreeHead(head: StoredTreeHead): Promise<void>;
+  /** The newest stored head (largest size, then newest), or null. */
+  latestTreeHead(): Promise<StoredTreeHead | null>;
+  /** The newest stored head of exactly this size, or null. */
+  treeHeadOfSize(size: number): Promise<StoredTreeHead | null>;
+}

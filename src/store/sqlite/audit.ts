@@ -1,0 +1,145 @@
+import type Database from "better-sqlite3";
+import { appendToRange, decodeRange, encodeRange } from "../../audit/compact-range.ts";
+import { encodeLeaf, leafFieldsOf, type StoredEventForLeaf } from "../../audit/leaf.ts";
+import { leafHash, type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
+import { type LeafJoinRow, leafRecordOf } from "../audit-rows.ts";
+import type { AuditLeafRecord, AuditTree, StoredTreeHead } from "../audit-types.ts";
+
+/**
+ * Prepares the append of one event to the audit log. Runs inside the accept's transaction (the
+ * group commit's), so the leaf commits with its event or not at all; SQLite's one writer orders
+ * appends. Reads and rewrites the one tree row, inserts the leaf and the subtrees it closes: no
+ * scan, no node read.
+ *
+ * @example
+ * ```ts
+ * const append = prepareAuditAppend(db);
+ * append(eventId, { source, dedupKey, receivedAt, body, headers });
+ * ```
+ */
+export function prepareAuditAppend(
+  db: Database.Database,
+): (eventId: string, event: StoredEventForLeaf) => void {
+  const tree = db.prepare<[], { size: number; frontier: Buffer }>(
+    "SELECT size, frontier FROM audit_tree WHERE id = 1",
+  );
+  const insertLeaf = db.prepare("INSERT INTO audit_leaves (seq, event_id, hash) VALUES (?, ?, ?)");
+  const insertNode = db.prepare("INSERT INTO audit_nodes (level, idx, hash) VALUES (?, ?, ?)");
+  const updateTree = db.prepare("UPDATE audit_tree SET size = ?, frontier = ? WHERE id = 1");
+  return (eventId, event) => {
+    const row = tree.get();
+    if (!row) throw new Error("audit_tree row is missing");
+    const hash = leafHash(encodeLeaf(leafFieldsOf(row.size, event)));
+    const { range, closed } = appendToRange(decodeRange(row.size, row.frontier), hash);
+    insertLeaf.run(row.size, eventId, hash);
+    for (const node of closed) insertNode.run(node.level, node.index, node.hash);
+    updateTree.run(range.size, encodeRange(range));
+  };
+}
+
+/**
+ * Prepares saving a signed head (a write op: it runs in the group commit).
+ *
+ * @example
+ * ```ts
+ * prepareSaveTreeHead(db)(head);
+ * ```
+ */
+export function prepareSaveTreeHead(db: Database.Database): (head: StoredTreeHead) => void {
+  const insert = db.prepare(
+    `INSERT INTO audit_heads (size, root, signed_at, public_key, signature) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (size, signed_at) DO NOTHING`,
+  );
+  return (head) => {
+    insert.run(head.size, head.root, head.signedAt, head.publicKey, head.signature);
+  };
+}
+
+interface HeadRow {
+  size: number;
+  root: Buffer;
+  signed_at: number;
+  public_key: string;
+  signature: Buffer;
+}
+
+const toHead = (row: HeadRow | undefined): StoredTreeHead | null =>
+  row
+    ? {
+        size: row.size,
+        root: row.root,
+        signedAt: row.signed_at,
+        publicKey: row.public_key,
+        signature: row.signature,
+      }
+    : null;
+
+/**
+ * Prepares the audit log's reads on the reading connection. Subtree lookups are primary-key
+ * probes (a head or proof needs O(log² n) of them); the leaf page walks the leaf primary key
+ * from a cursor and joins each event by its primary key, so verification streams.
+ *
+ * @example
+ * ```ts
+ * const reads = prepareAuditReads(db);
+ * const page = reads.leafPage(-1, 500);
+ * ```
+ */
+export function prepareAuditReads(db: Database.Database) {
+  const tree = db.prepare<[], { size: number; frontier: Buffer }>(
+    "SELECT size, frontier FROM audit_tree WHERE id = 1",
+  );
+  const leaf = db.prepare<[number], { hash: Buffer }>(
+    "SELECT hash FROM audit_leaves WHERE seq = ?",
+  );
+  const node = db.prepare<[number, number], { hash: Buffer }>(
+    "SELECT hash FROM audit_nodes WHERE level = ? AND idx = ?",
+  );
+  const leafOf = db.prepare<[string], { seq: number; hash: Buffer }>(
+    "SELECT seq, hash FROM audit_leaves WHERE event_id = ?",
+  );
+  const page = db.prepare<[number, number], LeafJoinRow & { headers: string | null }>(
+    `SELECT l.seq, l.event_id, l.hash, e.source, e.dedup_key, e.received_at, e.body, e.headers
+     FROM audit_leaves l LEFT JOIN events e ON e.id = l.event_id
+     WHERE l.seq > ? ORDER BY l.seq LIMIT ?`,
+  );
+  const unlogged = db.prepare<[string, number], { id: string }>(
+    `SELECT e.id FROM events e
+     WHERE e.id > ? AND NOT EXISTS (SELECT 1 FROM audit_leaves l WHERE l.event_id = e.id)
+     ORDER BY e.id LIMIT ?`,
+  );
+  const latest = db.prepare<[], HeadRow>(
+    "SELECT * FROM audit_heads ORDER BY size DESC, signed_at DESC LIMIT 1",
+  );
+  const ofSize = db.prepare<[number], HeadRow>(
+    "SELECT * FROM audit_heads WHERE size = ? ORDER BY signed_at DESC LIMIT 1",
+  );
+  return {
+    tree(): AuditTree {
+      const row = tree.get();
+      return { size: row?.size ?? 0, frontier: row?.frontier ?? Buffer.alloc(0) };
+    },
+    subtrees(ids: readonly SubtreeId[]): Map<string, Buffer> {
+      const out = new Map<string, Buffer>();
+      for (const id of ids) {
+        const row = id.level === 0 ? leaf.get(id.index) : node.get(id.level, id.index);
+        if (row) out.set(subtreeKey(id), row.hash);
+      }
+      return out;
+    },
+    leafOf: (eventId: string) => leafOf.get(eventId) ?? null,
+    leafPage(afterSeq: number, limit: number): AuditLeafRecord[] {
+      return page
+        .all(afterSeq, limit)
+        .map((r) =>
+          leafRecordOf(
+            r,
+            r.headers === null ? null : (JSON.parse(r.headers) as Array<[string, string]>),
+          ),
+        );
+    },
+    unlogged: (afterId: string, limit: number) => unlogged.all(afterId, limit).map((r) => r.id),
+    latest: () => toHead(latest.get()),
+    ofSize: (size: number) => toHead(ofSize.get(size)),
+  };
+}
