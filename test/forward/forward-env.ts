@@ -3,7 +3,12 @@
 import { afterEach } from "vitest";
 import type { InboxOptions } from "../../src/inbox.ts";
 import { processingInbox } from "../helpers/processing.ts";
-import { type Receiver, type Responder, startReceiver } from "../helpers/receiver.ts";
+import {
+  type ReceivedRequest,
+  type Receiver,
+  type Responder,
+  startReceiver,
+} from "../helpers/receiver.ts";
 import type { StoreFactory } from "../helpers/stores.ts";
 
 export const destinationSecret = "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD";
@@ -56,4 +61,17 @@ export async function forwardingInbox(
   );
   onCleanup(env.cleanup);
   return { ...env, store };
+}
+
+/**
+ * Requests per `webhook-timestamp` second (the second each attempt was signed in, right after the
+ * rate limit admitted it): the rate limit's windows as the destination saw them.
+ */
+export function requestsPerSecond(requests: readonly ReceivedRequest[]): number[] {
+  const perSecond = new Map<string, number>();
+  for (const request of requests) {
+    const second = request.headers["webhook-timestamp"]!;
+    perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+  }
+  return [...perSecond.values()];
 }
