@@ -82,5 +82,16 @@ export async function loadConfigFile(options: {
       `${path} has no default export; write \`export default defineConfig({ … })\``,
     );
   }
-  return { path, config: module.default };
+  return { path, config: unwrapCommonJsDefault(module.default) };
+}
+
+/**
+ * A `.ts` config in a package without `"type": "module"` is compiled to CommonJS (by tsx):
+ * `import()` then gives `{ default: module.exports }`, whose own `default` is the config.
+ */
+function unwrapCommonJsDefault(exported: unknown): unknown {
+  const inner = exported as { __esModule?: unknown; default?: unknown } | null;
+  return typeof inner === "object" && inner?.__esModule === true && inner.default !== undefined
+    ? inner.default
+    : exported;
 }

@@ -2,15 +2,19 @@
 // TypeScript loader, no better-sqlite3), each receiving Stripe events signed by the `stripe`
 // package over loopback into its own PostgreSQL database. See consumer-root.ts.
 import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase } from "../helpers/postgres.ts";
+import { until } from "../helpers/processing.ts";
 import { secrets, stripeRequest } from "../helpers/signers.ts";
+import { repoRoot } from "../helpers/temp.ts";
 import {
   type ConsumerRoot,
   freePort,
   installConsumerRoot,
+  npmInstall,
   startConsumer,
 } from "./consumer-root.ts";
 
@@ -133,4 +137,62 @@ describe("consumers installed from the packed tarball", () => {
     cleanups.push(server.stop);
     await assertReceives(`http://127.0.0.1:${port}/api/webhooks/stripe`, client);
   }, 600_000);
+
+  it("the README's processing example, pasted into a project on PostgreSQL with credits in public, commits the credit and the delivery together", async () => {
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## Processing"));
+    const sql = /```sql\n([\s\S]*?)```/.exec(section)?.[1];
+    const config = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    if (!sql || !config) throw new Error("README: no sql + ts blocks under ## Processing");
+    // Its own project: the README says `npm install hookinbox tsx` (tsx loads the .ts config).
+    const dir = join(root.dir, "readme-example");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "package.json"), '{ "name": "readme-example", "private": true }\n');
+    const tsx = (
+      JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+        devDependencies: Record<string, string>;
+      }
+    ).devDependencies.tsx;
+    npmInstall(dir, [root.tarball, `tsx@${tsx}`]);
+    writeFileSync(join(dir, "hookinbox.config.ts"), config);
+    const { url, client } = await database();
+    await client.query(sql); // in public, where the user's tables live
+    const server = await startConsumer(
+      process.execPath,
+      [join(dir, "node_modules/hookinbox/bin/hookinbox.mjs"), "start", "--port", "0"],
+      { cwd: dir, env: consumerEnv(url), ready: /listening on http:\/\/\S*:(\d+)/ },
+    );
+    cleanups.push(server.stop);
+    const payment = stripeRequest("evt_readme_1", {
+      type: "payment_intent.succeeded",
+      extra: {
+        data: { object: { id: "pi_1", amount_received: 2000, receipt_email: "a@example.com" } },
+      },
+    });
+    const webhook = `http://127.0.0.1:${server.port}/webhooks/stripe`;
+    const duplicates = [];
+    for (let i = 0; i < 2; i++) {
+      const response = await fetch(webhook, { method: "POST", ...payment });
+      duplicates.push(((await response.json()) as { duplicate: boolean }).duplicate);
+    }
+    expect(duplicates).toEqual([false, true]);
+    await until(
+      async () =>
+        (await client.query("SELECT 1 FROM hookinbox.deliveries WHERE status = 'done'")).rowCount,
+      30_000,
+      "the delivery done",
+    );
+    expect((await client.query("SELECT payment_id, amount::int FROM public.credits")).rows).toEqual(
+      [{ payment_id: "pi_1", amount: 2000 }],
+    );
+    // Together: the credit and the delivery's `done` were written by one transaction.
+    const together = await client.query(
+      "SELECT (SELECT xmin::text FROM public.credits) = (SELECT xmin::text FROM hookinbox.deliveries) AS same",
+    );
+    expect(together.rows).toEqual([{ same: true }]);
+    expect((await client.query("SELECT name, status FROM hookinbox.effects")).rows).toEqual([
+      { name: "receipt", status: "done" },
+    ]);
+    expect(server.output().match(/receipt sent to a@example\.com/g)).toHaveLength(1);
+  }, 300_000);
 });
