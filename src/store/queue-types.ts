@@ -64,6 +64,16 @@ export interface ClaimInput {
 
 /** SQL the handler runs inside the transaction that completes its delivery. */
 export interface TransactionClient {
+  /** The store running the transaction: it decides the placeholders (`$1` or `?`). */
+  readonly dialect: "postgres" | "sqlite";
+  /**
+   * The driver connection the transaction runs on, for an ORM or query builder (Drizzle, …) to
+   * run its queries in the same transaction: on PostgreSQL the `pg` client (a `PoolClient`,
+   * inside `BEGIN`), on SQLite the `better-sqlite3` `Database` (inside `BEGIN IMMEDIATE`), or
+   * null on SQLite with `writer: "thread"`, whose connection lives in another thread (use `query`).
+   * Never commit, roll back, release or close it: hookinbox commits it with the delivery.
+   */
+  readonly connection: unknown;
   /**
    * Runs one parameterised statement. Placeholders follow the store's dialect: `?` for SQLite,
    * `$1` for PostgreSQL. Returns rows for statements that return rows.

@@ -110,6 +110,8 @@ export async function completePostgres<T>(
     });
     if (!rows[0]?.ok) throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);
     const tx: TransactionClient = {
+      dialect: "postgres",
+      connection: client,
       async query<Row>(sql: string, params: readonly unknown[] = []) {
         const result = await client.query(sql, params as unknown[]);
         return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };

@@ -121,6 +121,9 @@ export async function startThreadWriter(options: {
       const tx = nextTx++;
       await call({ kind: "xbegin", tx, input });
       const client: TransactionClient = {
+        dialect: "sqlite",
+        // The connection lives in the writer thread: statements go there through query().
+        connection: null,
         query: (sql, params = []) => call({ kind: "xquery", tx, sql, params: [...params] }),
       };
       let result: Awaited<ReturnType<typeof work>>;

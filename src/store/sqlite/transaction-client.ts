@@ -14,6 +14,8 @@ import type { TransactionClient } from "../queue-types.ts";
  */
 export function createTransactionClient(db: Database.Database): TransactionClient {
   return {
+    dialect: "sqlite",
+    connection: db,
     async query<Row>(sql: string, params: readonly unknown[] = []) {
       const statement = db.prepare(sql);
       if (statement.reader) {
