@@ -38,7 +38,7 @@ Usage:
   hookinbox events list [--source S] [--type T] [--status S] [--limit N] [--cursor C] [--json]
   hookinbox events show <id> [--json]
   hookinbox send <source> [--url URL] [--type T]          sign and post a test event to a configured source
-  hookinbox send <provider> --to URL --secret S [--type T] [--id ID] [--data FILE] [--times N] [--parallel N] [--delay MS] [--replay-of ID] [--json]
+  hookinbox send <provider> --to URL (--secret S | --private-key FILE) [--type T] [--id ID] [--data FILE] [--times N] [--parallel N] [--delay MS] [--replay-of ID] [--json]
                                                           send a provider's signed sample to any receiver
   hookinbox probe URL --provider P --secret S [--effects URL|CMD] [--budget MS] [--json]
                                                           test a receiver the way providers treat it (exit 1 on a failed check)

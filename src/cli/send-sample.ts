@@ -13,6 +13,7 @@ export const sendSampleOptions = {
   url: { type: "string" },
   to: { type: "string" },
   secret: { type: "string" },
+  "private-key": { type: "string" },
   type: { type: "string" },
   id: { type: "string" },
   data: { type: "string" },
@@ -83,6 +84,27 @@ export function signingSecret(ctx: CliContext, flag: string | undefined): string
 }
 
 /**
+ * The text of `--private-key FILE` (a PEM private key, followed by its certificate for SNS and
+ * PayPal), for the providers that sign with a private key; `undefined` without the option.
+ *
+ * @example
+ * ```ts
+ * privateKeyFile(ctx, "./sns-test-key.pem"); // "-----BEGIN PRIVATE KEY-----…"
+ * ```
+ */
+export function privateKeyFile(ctx: CliContext, file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return readFileSync(resolve(ctx.cwd, file), "utf8");
+  } catch (error) {
+    throw hookinboxError(
+      "HOOKINBOX_USAGE",
+      `--private-key ${file}: ${(error as NodeJS.ErrnoException).code ?? "unreadable"}`,
+    );
+  }
+}
+
+/**
  * Resolves a provider name to its sample or fails with the list of known providers.
  *
  * @example
@@ -108,7 +130,7 @@ function resultLine(index: number, count: number, result: DeliveryResult): strin
 }
 
 /**
- * `hookinbox send <provider> --to URL --secret S [--type T] [--id ID] [--data FILE] [--times N]
+ * `hookinbox send <provider> --to URL (--secret S | --private-key FILE) [--type T] [--id ID] [--data FILE] [--times N]
  * [--parallel N] [--delay MS] [--replay-of ID] [--timeout MS] [--json]`: builds the provider's
  * sample event (or its handshake, when `--type` names it), signs it as the provider does and
  * sends the same bytes N times, P at a time; prints status and time per send. Exit 0 when every
@@ -126,7 +148,7 @@ export async function sendSampleCommand(
 ): Promise<number> {
   const sample = requireSample(provider);
   const url = targetUrl(values.to);
-  const secret = signingSecret(ctx, values.secret);
+  const secret = signingSecret(ctx, values.secret ?? privateKeyFile(ctx, values["private-key"]));
   const times = integerOption("times", values.times, 1, 100_000, 1);
   const parallel = integerOption("parallel", values.parallel, 1, 1_000, 1);
   const delayMs = integerOption("delay", values.delay, 0, 3_600_000, 0);

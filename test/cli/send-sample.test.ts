@@ -3,7 +3,11 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
-import { providerSamples, sampleSourceConfig } from "../../src/testing/samples/index.ts";
+import {
+  providerSamples,
+  sampleKeyFetcher,
+  sampleSourceConfig,
+} from "../../src/testing/samples/index.ts";
 import { runCli } from "../helpers/cli-capture.ts";
 import { tempDir } from "../helpers/temp.ts";
 
@@ -39,7 +43,14 @@ beforeAll(async () => {
   );
   gateway = await startGateway(
     { store: `sqlite:${join(tmp.dir, "send.db")}`, sources },
-    { env: {}, port, host: "127.0.0.1", adminToken: "t" },
+    {
+      env: {},
+      port,
+      host: "127.0.0.1",
+      adminToken: "t",
+      // SNS, Pub/Sub, Plaid and PayPal samples sign with a test key: serve its public half.
+      keyFetcher: sampleKeyFetcher((sample) => sample.exampleSecret),
+    },
   );
 });
 
@@ -137,6 +148,35 @@ describe("hookinbox send <provider> --to URL", () => {
     ]);
     expect([first.code, again.code]).toEqual([0, 0]);
     expect(await events("slack")).toBe(before);
+  });
+
+  it("--private-key FILE signs a fetched-key provider's sample (SNS) with the key in the file", async () => {
+    const keyFile = join(tmp.dir, "sns-test-key.pem");
+    writeFileSync(keyFile, providerSamples.get("sns")!.exampleSecret);
+    const before = await events("sns");
+    const sent = await cli([
+      "send",
+      "sns",
+      "--to",
+      `${base}/webhooks/sns`,
+      "--private-key",
+      keyFile,
+    ]);
+    expect([sent.code, sent.stderr]).toEqual([0, ""]);
+    expect(sent.stdout).toMatch(/^send 1\/1 {2}200 /m);
+    expect(await events("sns")).toBe(before + 1);
+    const missing = await cli([
+      "send",
+      "sns",
+      "--to",
+      base,
+      "--private-key",
+      join(tmp.dir, "nope.pem"),
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(
+      /^hookinbox: HOOKINBOX_USAGE: .*--private-key .*nope\.pem: ENOENT/,
+    );
   });
 
   it("a wrong secret is refused by the receiver and the command exits 1", async () => {

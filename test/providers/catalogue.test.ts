@@ -79,8 +79,8 @@ describe("provider catalogue", () => {
     }
   });
 
-  it("every provider has a `send` sample, but the fetched-key ones listed as without", () => {
-    const without = providerNames.filter((name) => !providerSamples.has(name));
-    expect(without).toEqual([...providersWithoutSample]);
+  it("every provider has a `send` sample", () => {
+    expect(providerNames.filter((name) => !providerSamples.has(name))).toEqual([]);
+    expect(providersWithoutSample).toEqual([]);
   });
 });

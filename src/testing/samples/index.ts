@@ -4,8 +4,10 @@
  * until every provider a source may name has a sample our own verifier accepts.
  */
 
+import type { KeyFetcher } from "../../providers/keys/index.ts";
 import { adyenSample } from "./adyen.ts";
 import { discordSample } from "./discord.ts";
+import { paypalSample, plaidSample, pubsubSample, snsSample } from "./fetched-keys.ts";
 import { githubSample } from "./github.ts";
 import { gitlabSample } from "./gitlab.ts";
 import {
@@ -18,6 +20,7 @@ import {
 import { hmacSample } from "./hmac.ts";
 import { hubspotSample } from "./hubspot.ts";
 import { intercomSample } from "./intercom.ts";
+import { firstAnswering } from "./key-material.ts";
 import { linearSample } from "./linear.ts";
 import { mercadoPagoSample } from "./mercadopago.ts";
 import { paddleSample } from "./paddle.ts";
@@ -54,6 +57,7 @@ import type { ProviderSample } from "./types.ts";
 import { zoomSample } from "./zoom.ts";
 
 export { hmacSampleLayout } from "./hmac.ts";
+export { EXAMPLE_RSA_BUNDLE } from "./key-material.ts";
 export { alterOneByte } from "./sign.ts";
 export type * from "./types.ts";
 
@@ -62,7 +66,7 @@ export type * from "./types.ts";
  * `send` and `probe` refuse them with the list of known providers. Adding a sample removes the
  * name here; the registry test fails until this list is exactly the providers without one.
  */
-export const providersWithoutSample: readonly string[] = ["sns", "pubsub", "plaid", "paypal"];
+export const providersWithoutSample: readonly string[] = [];
 
 /** Every sample, keyed by provider name. */
 export const providerSamples: ReadonlyMap<string, ProviderSample> = new Map(
@@ -108,6 +112,10 @@ export const providerSamples: ReadonlyMap<string, ProviderSample> = new Map(
     oktaSample,
     msgraphSample,
     asanaSample,
+    snsSample,
+    pubsubSample,
+    plaidSample,
+    paypalSample,
   ].map((sample) => [sample.provider, sample]),
 );
 
@@ -140,7 +148,25 @@ export function sampleSourceConfig(
 ): Record<string, unknown> {
   return {
     provider: sample.provider,
-    secrets: [sample.receiverSecret?.(secret) ?? secret],
+    ...(sample.receiverHasNoSecret ? {} : { secrets: [sample.receiverSecret?.(secret) ?? secret] }),
     ...sample.sourceOptions?.(url),
   };
+}
+
+/**
+ * One key fetcher for every sample that signs with a test key (SNS, Pub/Sub, Plaid, PayPal),
+ * each answering with the public half of the secret `secretFor` names for it: what a receiver
+ * needs to verify those samples (`startGateway(config, { keyFetcher })`).
+ *
+ * @example
+ * ```ts
+ * const keyFetcher = sampleKeyFetcher((sample) => sample.exampleSecret);
+ * ```
+ */
+export function sampleKeyFetcher(secretFor: (sample: ProviderSample) => string): KeyFetcher {
+  return firstAnswering(
+    [...providerSamples.values()].flatMap((sample) =>
+      sample.keyFetcher ? [sample.keyFetcher(secretFor(sample))] : [],
+    ),
+  );
 }

@@ -5,6 +5,8 @@
  * providers send. One module per provider in this folder, one entry in `index.ts`.
  */
 
+import type { KeyFetcher } from "../../providers/keys/index.ts";
+
 /** What a sample is built from. Everything but `secret`, `url`, `nowMs` and `id` is optional. */
 export interface SampleInput {
   /** The secret the provider signs with (Discord: the Ed25519 private key seed, hex). */
@@ -96,6 +98,17 @@ export interface ProviderSample {
   handshake?(input: SampleInput): SampleHandshake;
   /** What the receiver is configured with, when it differs from the signing secret (Discord). */
   receiverSecret?(secret: string): string;
+  /**
+   * `true` for providers whose receiver holds no secret (SNS, Pub/Sub, PayPal verify with the
+   * provider's public keys and a binding in `sourceOptions`).
+   */
+  readonly receiverHasNoSecret?: true;
+  /**
+   * For providers that sign with private keys whose public half the receiver fetches: a key
+   * fetcher answering the provider's key URLs with the public half of `secret` (the sample's test
+   * key). A receiver verifies the sample only when given this fetcher.
+   */
+  keyFetcher?(secret: string): KeyFetcher;
   /**
    * The extra source options a hookinbox source needs to accept this sample at `url` (Square's
    * notification URL, Twilio's and HubSpot's public URL, the generic HMAC's header layout).
