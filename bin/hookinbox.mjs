@@ -6,6 +6,17 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
+// In a folder that was deleted, process.cwd() throws (and loaders call it while they load): say
+// so in one line, as src/cli/main.ts does for HOOKINBOX_CWD_MISSING, before loading anything.
+try {
+  process.cwd();
+} catch {
+  process.stderr.write(
+    "hookinbox: HOOKINBOX_CWD_MISSING: The current folder no longer exists (deleted or moved): cd to an existing folder and run again\n",
+  );
+  process.exit(1);
+}
+
 const sources = new URL("../src/cli/main.ts", import.meta.url);
 const checkout =
   existsSync(fileURLToPath(sources)) && !fileURLToPath(import.meta.url).includes("node_modules");
@@ -26,4 +37,7 @@ if (checkout) {
 } else {
   ({ main } = await import("../dist/esm/cli/main.js"));
 }
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+// A failed command ends now (its one line is written; stderr is synchronous on pipes and files),
+// whatever handle a half-started store or server left open.
+if (code !== 0) process.exit(code);

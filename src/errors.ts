@@ -83,6 +83,15 @@ const registry = {
   HOOKINBOX_STORE_UNAVAILABLE: { status: 503, message: "Store cannot commit; retry later" },
   HOOKINBOX_STORE_CLOSED: { status: 503, message: "Store is closed; retry later" },
   HOOKINBOX_STORE_URL_INVALID: { status: 500, message: "Store URL is not supported" },
+  HOOKINBOX_STORE_DATABASE_MISSING: {
+    status: 503,
+    message: "The PostgreSQL database does not exist",
+  },
+  HOOKINBOX_STORE_UNREACHABLE: { status: 503, message: "The PostgreSQL server cannot be reached" },
+  HOOKINBOX_STORE_PATH_UNUSABLE: {
+    status: 503,
+    message: "The SQLite file cannot be opened or created",
+  },
   HOOKINBOX_SQLITE_DRIVER_MISSING: {
     status: 500,
     message: "The SQLite driver (better-sqlite3) is not installed or does not load",
@@ -182,6 +191,19 @@ const registry = {
   // config and CLI
   HOOKINBOX_CONFIG_INVALID: { status: 500, message: "Config is invalid" },
   HOOKINBOX_CONFIG_NOT_FOUND: { status: 500, message: "Config file not found" },
+  HOOKINBOX_CONFIG_LOAD_FAILED: {
+    status: 500,
+    message: "The config file could not be loaded (a syntax error, or it threw)",
+  },
+  HOOKINBOX_CONFIG_IMPORT_MISSING: {
+    status: 500,
+    message: "The config file imports a module that is not installed",
+  },
+  HOOKINBOX_PORT_IN_USE: { status: 500, message: "The port is already in use" },
+  HOOKINBOX_CWD_MISSING: {
+    status: 500,
+    message: "The current folder no longer exists (deleted or moved)",
+  },
   HOOKINBOX_CONFIG_TS_LOADER_MISSING: {
     status: 500,
     message: "A TypeScript config file needs the tsx package to load",

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { isHookinboxError } from "../errors.ts";
+import { hookinboxError, isHookinboxError } from "../errors.ts";
 import type { CliContext } from "./context.ts";
 import { destinationsCommand } from "./destinations.ts";
 import { dlqCommand } from "./dlq.ts";
@@ -33,6 +33,7 @@ const usage = `hookinbox: an inbox for webhooks
 
 Usage:
   hookinbox --version                                      print the version
+  --debug (with any command)                               print the stack trace of a failure
   hookinbox start [--config FILE] [--port N] [--host H] [--role all|ingest|worker]   run the gateway (default: embedded SQLite)
   hookinbox migrate [--config FILE]                       apply store migrations
   hookinbox events list [--source S] [--type T] [--status S] [--limit N] [--cursor C] [--json]
@@ -66,17 +67,13 @@ Config: hookinbox.config.ts | .mjs | .js | .json in the current folder, or --con
  * process.exitCode = await main(["events", "list", "--json"]);
  * ```
  */
-export async function main(
-  argv: string[],
-  ctx: CliContext = {
-    cwd: process.cwd(),
-    env: process.env,
-    stdout: process.stdout,
-    stderr: process.stderr,
-  },
-): Promise<number> {
-  const [command, ...args] = argv;
+export async function main(argv: string[], given?: CliContext): Promise<number> {
+  // --debug anywhere: failures print their stack (and their causes') after the one line.
+  const debug = argv.includes("--debug");
+  const [command, ...args] = argv.filter((arg) => arg !== "--debug");
+  const stderr = given?.stderr ?? process.stderr;
   try {
+    const ctx = given ?? processContext();
     switch (command) {
       case "start":
         return await startCommand(ctx, args);
@@ -115,17 +112,49 @@ export async function main(
         return 2;
     }
   } catch (error) {
-    if (isHookinboxError(error)) {
-      ctx.stderr.write(`hookinbox: ${error.code}: ${error.message}\n`);
-      return error.code === "HOOKINBOX_USAGE" ? 2 : 1;
-    }
     if (
       error instanceof TypeError &&
       (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
     ) {
-      ctx.stderr.write(`hookinbox: HOOKINBOX_USAGE: ${error.message}\n\n${usage}`);
+      stderr.write(`hookinbox: HOOKINBOX_USAGE: ${error.message}\n\n${usage}`);
       return 2;
     }
-    throw error;
+    const known = isHookinboxError(error)
+      ? error
+      : hookinboxError(
+          "HOOKINBOX_INTERNAL_ERROR",
+          `${(error as Error)?.name ?? "Error"}: ${(error as Error)?.message ?? String(error)}; run with --debug for the stack`,
+          error,
+        );
+    stderr.write(`hookinbox: ${known.code}: ${oneLine(known.message)}\n`);
+    if (debug) stderr.write(`${stacks(error)}\n`);
+    return known.code === "HOOKINBOX_USAGE" ? 2 : 1;
   }
+}
+
+/** The process's own context; a working folder that was deleted is a one-line failure. */
+function processContext(): CliContext {
+  let cwd: string;
+  try {
+    cwd = process.cwd();
+  } catch {
+    throw hookinboxError("HOOKINBOX_CWD_MISSING", "cd to an existing folder and run again");
+  }
+  return { cwd, env: process.env, stdout: process.stdout, stderr: process.stderr };
+}
+
+/** A message on one line, whatever a driver or a loader put in it. */
+function oneLine(message: string): string {
+  return message.replace(/\s*[\r\n]+\s*/g, " ");
+}
+
+/** The stack of an error and of each of its causes, for `--debug`. */
+function stacks(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  while (current !== undefined && current !== null && parts.length < 5) {
+    parts.push(current instanceof Error ? (current.stack ?? current.message) : String(current));
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join("\ncaused by: ");
 }

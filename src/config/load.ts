@@ -1,8 +1,10 @@
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { hookinboxError } from "../errors.ts";
+import { type HookinboxError, hookinboxError } from "../errors.ts";
+import { jsonErrorOffset, lineAndColumn } from "./json-error-position.ts";
 
 /** Config file names looked up, in order, when no path is given. */
 export const configFileNames = [
@@ -60,10 +62,18 @@ export async function loadConfigFile(options: {
     if (!path) return null;
   }
   if (path.endsWith(".json")) {
+    const text = await readFile(path, "utf8");
     try {
-      return { path, config: JSON.parse(await readFile(path, "utf8")) };
+      return { path, config: JSON.parse(text) };
     } catch (error) {
-      throw hookinboxError("HOOKINBOX_CONFIG_INVALID", `${path} is not valid JSON`, error);
+      const offset = jsonErrorOffset(text) ?? 0;
+      const { line, column } = lineAndColumn(text, offset);
+      throw hookinboxError(
+        "HOOKINBOX_CONFIG_INVALID",
+        // Not the parser's message: it quotes the text around the mistake, secrets included.
+        `${path}:${line}:${column} is not valid JSON; fix it there`,
+        error,
+      );
     }
   }
   if (/\.[cm]?ts$/.test(path)) await registerTypeScriptLoader();
@@ -74,7 +84,7 @@ export async function loadConfigFile(options: {
     if ((error as { code?: unknown } | null)?.code === "ERR_UNKNOWN_FILE_EXTENSION") {
       throw hookinboxError("HOOKINBOX_CONFIG_TS_LOADER_MISSING", typeScriptHint(path), error);
     }
-    throw error;
+    throw explainLoadError(path, error);
   }
   if (module.default === undefined) {
     throw hookinboxError(
@@ -94,4 +104,59 @@ function unwrapCommonJsDefault(exported: unknown): unknown {
   return typeof inner === "object" && inner?.__esModule === true && inner.default !== undefined
     ? inner.default
     : exported;
+}
+
+/** The first line of `node --check`'s answer for a JavaScript file: `path:line`, or null. */
+function syntaxErrorLine(path: string): number | null {
+  if (!/\.[cm]?js$/.test(path)) return null;
+  const checked = spawnSync(process.execPath, ["--check", path], { encoding: "utf8" });
+  const match = /^.*:(\d+)\s*$/m.exec(checked.stderr ?? "");
+  return match ? Number(match[1]) : null;
+}
+
+/**
+ * One line for a config file that failed to load: a missing import names the module, a syntax
+ * error its line (from the loader, or `node --check` for JavaScript), anything the file threw its
+ * message. The stack stays on `cause` (printed with `--debug`).
+ */
+function explainLoadError(path: string, error: unknown): HookinboxError {
+  const {
+    code,
+    message = String(error),
+    name = "Error",
+  } = (error ?? {}) as {
+    code?: unknown;
+    message?: string;
+    name?: string;
+  };
+  if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
+    const missing = /Cannot find (?:package|module) '([^']+)'/.exec(message)?.[1] ?? "a module";
+    return hookinboxError(
+      "HOOKINBOX_CONFIG_IMPORT_MISSING",
+      `${path} imports ${missing}, which is not there; npm install it, or fix the import`,
+      error,
+    );
+  }
+  // esbuild (TypeScript configs) names the place itself: "/x/hookinbox.config.ts:2:0: ERROR: …".
+  const located = /^(\S+):(\d+):(\d+): ERROR: (.*)$/m.exec(message);
+  if (located) {
+    return hookinboxError(
+      "HOOKINBOX_CONFIG_LOAD_FAILED",
+      `${located[1]}:${located[2]}:${Number(located[3]) + 1}: ${located[4]}; fix it there`,
+      error,
+    );
+  }
+  if (name === "SyntaxError") {
+    const line = syntaxErrorLine(path);
+    return hookinboxError(
+      "HOOKINBOX_CONFIG_LOAD_FAILED",
+      `${path}${line === null ? "" : `:${line}`}: SyntaxError: ${message}; fix it there`,
+      error,
+    );
+  }
+  return hookinboxError(
+    "HOOKINBOX_CONFIG_LOAD_FAILED",
+    `${path} threw ${name}: ${message.split("\n")[0]}; run with --debug for the stack`,
+    error,
+  );
 }

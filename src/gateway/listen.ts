@@ -1,8 +1,10 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { hookinboxError } from "../errors.ts";
 
 /**
- * Listens on `host:port` and resolves with the base URL actually bound (port 0 picks one).
+ * Listens on `host:port` and resolves with the base URL actually bound (port 0 picks one). A
+ * port another process holds is `HOOKINBOX_PORT_IN_USE`, naming host and port.
  *
  * @example
  * ```ts
@@ -11,9 +13,20 @@ import type { AddressInfo } from "node:net";
  */
 export async function listen(server: Server, host: string, port: number): Promise<string> {
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    const fail = (error: NodeJS.ErrnoException) => {
+      if (error.code === "EADDRINUSE") {
+        reject(
+          hookinboxError(
+            "HOOKINBOX_PORT_IN_USE",
+            `${host}:${port} is taken by another process; stop it or pass --port (or set http.port)`,
+            error,
+          ),
+        );
+      } else reject(error);
+    };
+    server.once("error", fail);
     server.listen(port, host, () => {
-      server.off("error", reject);
+      server.off("error", fail);
       resolve();
     });
   });

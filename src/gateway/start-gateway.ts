@@ -122,7 +122,15 @@ export async function startGateway(
   });
   const host = options.host ?? inbox.config.http.host;
   const port = options.port ?? inbox.config.http.port;
-  const url = await listen(server, host, port);
+  let url: string;
+  try {
+    url = await listen(server, host, port);
+  } catch (error) {
+    // Nothing may keep the process alive after a failed start (a port in use).
+    await retention.stop();
+    await inbox.close().catch(() => undefined);
+    throw error;
+  }
   const metricsPort = options.metricsPort ?? inbox.config.metrics.port;
   let metrics: MetricsServer | null = null;
   try {
@@ -132,6 +140,7 @@ export async function startGateway(
         : null;
   } catch (error) {
     server.close();
+    await retention.stop();
     await inbox.close().catch(() => undefined);
     throw error;
   }

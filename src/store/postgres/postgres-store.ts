@@ -14,6 +14,7 @@ import { claimPostgres, completePostgres, failPostgres, leasesPostgres } from ".
 import { replayPostgres } from "./replay.ts";
 import { reportsPostgres } from "./reports.ts";
 import { schemaNames } from "./schema-names.ts";
+import { explainStartupError } from "./startup-errors.ts";
 
 /** A PostgreSQL store: the Store contract plus the pool's own lifecycle. */
 export interface PostgresStore extends Store {
@@ -84,11 +85,17 @@ export function openPostgresStore(
     schema: url.schema,
     async migrate() {
       open();
-      if (!url.directUrl) return withRetry(() => migratePostgres(pool, url.schema));
+      if (!url.directUrl) {
+        return withRetry(() => migratePostgres(pool, url.schema)).catch((error: unknown) => {
+          throw explainStartupError(error, url.connectionString);
+        });
+      }
       // Migrations over the direct URL (DDL and its locks never sit behind a pooler's limits).
       const direct = createPool(url, warn, url.directUrl, 1);
       try {
         return await withRetry(() => migratePostgres(direct, url.schema));
+      } catch (error) {
+        throw explainStartupError(error, url.directUrl);
       } finally {
         await direct.end();
       }

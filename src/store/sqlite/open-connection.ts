@@ -1,12 +1,44 @@
 import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import type Database from "better-sqlite3";
+import { HookinboxError, hookinboxError } from "../../errors.ts";
 import { loadSqliteDriver } from "./load-driver.ts";
-import { storeUnavailable } from "./sqlite-errors.ts";
 
 function errorCode(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" ? code : "error";
+}
+
+/** Kernel filesystems where a database file can never live (opening one may even block). */
+const virtualFilesystems = ["/proc", "/sys", "/dev"];
+
+/**
+ * The absolute path of a store file, refused early where it cannot work: under a virtual
+ * filesystem, or relative to a working folder that was deleted (where Node's recursive mkdir
+ * never returns).
+ */
+function usablePath(path: string): string {
+  let absolute = path;
+  if (!isAbsolute(path)) {
+    try {
+      absolute = resolve(process.cwd(), path);
+    } catch {
+      throw hookinboxError(
+        "HOOKINBOX_CWD_MISSING",
+        `the store path ${path} is relative to it; cd to an existing folder and run again`,
+      );
+    }
+  }
+  const top = virtualFilesystems.find(
+    (root) => absolute === root || absolute.startsWith(`${root}/`),
+  );
+  if (top) {
+    throw hookinboxError(
+      "HOOKINBOX_STORE_PATH_UNUSABLE",
+      `${absolute} is on a virtual filesystem (${top}); point store at a folder on a disk`,
+    );
+  }
+  return absolute;
 }
 
 /**
@@ -23,12 +55,13 @@ export function openConnection(path: string, busyTimeoutMs: number): Database.Da
   }
   const Driver = loadSqliteDriver();
   const memory = path === ":memory:";
+  const file = memory ? path : usablePath(path);
   let db: Database.Database | undefined;
   try {
-    if (!memory) mkdirSync(dirname(path), { recursive: true });
+    if (!memory) mkdirSync(dirname(file), { recursive: true });
     // `timeout` is SQLite's busy timeout; it is set before the first pragma so that even switching
     // to WAL waits for a concurrent opener instead of failing with SQLITE_BUSY.
-    db = new Driver(path, { timeout: busyTimeoutMs });
+    db = new Driver(file, { timeout: busyTimeoutMs });
     db.pragma("journal_mode = WAL");
     // Durability: in WAL mode `synchronous = NORMAL` does not fsync the WAL at each commit (only
     // at checkpoints), so a commit already acknowledged to a provider with a 2xx could vanish on
@@ -39,6 +72,11 @@ export function openConnection(path: string, busyTimeoutMs: number): Database.Da
     return db;
   } catch (error) {
     db?.close();
-    throw storeUnavailable(error, `cannot open SQLite database (${errorCode(error)})`);
+    if (error instanceof HookinboxError) throw error;
+    throw hookinboxError(
+      "HOOKINBOX_STORE_PATH_UNUSABLE",
+      `${file} (${errorCode(error)}); make sure its folder exists or can be created and is writable, or point store elsewhere`,
+      error,
+    );
   }
 }

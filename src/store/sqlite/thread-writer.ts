@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { type ErrorCode, HookinboxError, hookinboxError } from "../../errors.ts";
+import { type ErrorCode, errorCodes, HookinboxError, hookinboxError } from "../../errors.ts";
 import type { TransactionClient } from "../queue-types.ts";
 import type { SqliteWriter } from "./writer.ts";
 import type { WireError } from "./writer-thread-main.ts";
@@ -77,11 +77,15 @@ export async function startThreadWriter(options: {
     for (const waiter of pending.values()) waiter.reject(error);
     pending.clear();
   };
-  worker.on("error", (error) =>
+  worker.on("error", (error) => {
+    // hookinbox's own errors (a path that cannot be opened) arrive with their code: keep them.
+    const code = (error as { code?: unknown }).code;
     failAll(
-      hookinboxError("HOOKINBOX_STORE_UNAVAILABLE", "the SQLite writer thread failed", error),
-    ),
-  );
+      typeof code === "string" && errorCodes.includes(code as ErrorCode)
+        ? unwire({ hookinbox: { code, message: error.message }, message: error.message, name: "" })
+        : hookinboxError("HOOKINBOX_STORE_UNAVAILABLE", "the SQLite writer thread failed", error),
+    );
+  });
   worker.on("exit", () => failAll(hookinboxError("HOOKINBOX_STORE_CLOSED")));
   await ready;
 
