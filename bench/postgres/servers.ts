@@ -10,12 +10,14 @@ import { repoRoot, watchMemory } from "../ingest/servers.ts";
 
 /**
  * `hookinbox start --config <json> --port 0` with `store` = a PostgreSQL URL, one `stripe`
- * source and default ("info") logging to /dev/null: the same gateway bench:ingest runs.
+ * source and default ("info") logging to /dev/null: the same gateway bench:ingest runs. `extra`
+ * adds config keys (bench:forward adds destinations and routes, and passes an SQLite URL too).
  */
 export function startHookinboxPostgres(
   dir: string,
   store: string,
   cpuProfile = false,
+  extra: Record<string, unknown> = {},
 ): Promise<ServerUnderTest> {
   const config = join(dir, "hookinbox.config.json");
   writeFileSync(
@@ -23,6 +25,7 @@ export function startHookinboxPostgres(
     JSON.stringify({
       store,
       sources: { stripe: { provider: "stripe", secrets: [STRIPE_SECRET] } },
+      ...extra,
     }),
   );
   const profile = cpuProfile ? ["--cpu-prof", "--cpu-prof-dir", join(dir, "profile")] : [];

@@ -180,7 +180,6 @@ export async function runForward(
     );
     const result = await client.post(headers, delivery.body, destination.timeoutMs, signal);
     if (result.aborted) throw hookinboxError("HOOKINBOX_LEASE_LOST", delivery.id);
-    // Recorded before the delivery's state changes, in the same group commit on SQLite.
     const recorded = store.recordAttemptResponse(delivery.id, delivery.attempt, {
       status: result.status,
       headers: result.headers,
@@ -194,17 +193,20 @@ export async function runForward(
     });
     const verdict = verdictOf(result, now());
     const ms = Math.round(result.latencyMs);
+    // The response record and the delivery's new state are queued in the same turn, so SQLite
+    // commits them in one group transaction (one fsync, not two).
     if (verdict.kind === "done") {
-      await recorded;
-      await store.completeDelivery({ ...base, now: now() });
+      await Promise.all([recorded, store.completeDelivery({ ...base, now: now() })]);
       log.info({ outcome: "done", status: result.status, ms }, "forward");
       return { outcome: "done", ok: true };
     }
-    await recorded;
     if (verdict.kind === "gone") {
       const reason = `410 Gone from the destination (delivery ${delivery.id})`;
-      await store.setDestinationState(destination.name, "disabled", reason, now());
-      const outcome = await fail(verdict.code, verdict.message, "error", now());
+      const [, , outcome] = await Promise.all([
+        recorded,
+        store.setDestinationState(destination.name, "disabled", reason, now()),
+        fail(verdict.code, verdict.message, "error", now()),
+      ]);
       alertDisabled(context, log, destination.name, reason, delivery);
       return { outcome, ok: null };
     }
@@ -215,12 +217,10 @@ export async function runForward(
         : now() +
           (verdict.afterMs ??
             retryDelay(destination.retry, delivery.budgetAttempt, context.random));
-    const outcome = await fail(
-      verdict.code,
-      verdict.message,
-      verdict.permanent ? "permanent" : "error",
-      retryAt,
-    );
+    const [, outcome] = await Promise.all([
+      recorded,
+      fail(verdict.code, verdict.message, verdict.permanent ? "permanent" : "error", retryAt),
+    ]);
     log[outcome === "dead" ? "error" : "warn"](
       { outcome, status: result.status, errorClass: result.errorClass, ms, retryAt },
       "forward",

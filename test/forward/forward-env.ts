@@ -64,14 +64,14 @@ export async function forwardingInbox(
 }
 
 /**
- * Requests per `webhook-timestamp` second (the second each attempt was signed in, right after the
- * rate limit admitted it): the rate limit's windows as the destination saw them.
+ * Requests per rate window of `perMs`, by `webhook-timestamp` (the second each attempt was signed
+ * in, right after the rate limit admitted it at the start of its window).
  */
-export function requestsPerSecond(requests: readonly ReceivedRequest[]): number[] {
-  const perSecond = new Map<string, number>();
+export function requestsPerWindow(requests: readonly ReceivedRequest[], perMs: number): number[] {
+  const perWindow = new Map<number, number>();
   for (const request of requests) {
-    const second = request.headers["webhook-timestamp"]!;
-    perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+    const window = Math.floor((Number(request.headers["webhook-timestamp"]) * 1000) / perMs);
+    perWindow.set(window, (perWindow.get(window) ?? 0) + 1);
   }
-  return [...perSecond.values()];
+  return [...perWindow.values()];
 }
