@@ -6,12 +6,12 @@ import { mollieScheme } from "../../src/providers/mollie.ts";
 import { describeSchemeContract } from "./contract.js";
 import { expectRejected, secrets, signedRequest } from "./helpers.js";
 
-// Mollie's Node client (@mollie/api-client) has no webhook verifier. Next-gen webhooks are signed
-// as Mollie's "Webhooks: best practices" page and its PHP SDK (SignatureValidator::createSignature)
-// document: hex HMAC-SHA256 of the raw body with the webhook's signing secret, sent as
-// `X-Mollie-Signature: sha256=<hex>`. The signer below is node:crypto following that page. The
-// next-gen payload is the documented `payment-link.paid` "simple" event; the classic one is the
-// documented `id=tr_…` form post.
+// No npm package serves as the oracle: next-gen webhooks are signed as Mollie's "Webhooks: best
+// practices" page and its PHP SDK (SignatureValidator::createSignature) document — hex
+// HMAC-SHA256 of the raw body with the webhook's signing secret, sent as
+// `X-Mollie-Signature: sha256=<hex>` — and the signer below is node:crypto following that page.
+// The next-gen payload is the documented `payment-link.paid` "simple" event; the classic one is
+// the documented `id=tr_…` form post.
 
 const SECRET = "Vt3sGNDxJEfB7dkaxh2p2Cyq6w8ZRWQ6";
 const OTHER = "Sk2mZ8CbnsuQJp4yWr5LhTd9aEfG7vXy";
