@@ -80,4 +80,29 @@ describe.each(storeFactories())("forwarding to destinations ($kind)", (factory) 
     expect(log[3]!.response!.errorClass).toBeNull();
     expect(log.every((a) => typeof a.response!.latencyMs === "number")).toBe(true);
   });
+
+  it("secret rotation: every active secret signs, so a receiver on the old or the new one verifies; an expired one does not sign", async () => {
+    const app = await receiver();
+    const expired = "whsec_ZXhwaXJlZCBzZWNyZXQgbm8gbG9uZ2VyIHVzZWQ=";
+    const env = await setup(factory, {
+      app: destination(app.url, {
+        secret: [
+          { value: expired, notAfter: new Date(Date.now() - 60_000).toISOString() },
+          destinationSecret,
+          otherSecret,
+        ],
+      }),
+    });
+    const worker = env.inbox.startWorker();
+    await env.post("msg_rotation", { type: "t" });
+    await until(() => app.requests.length === 1, 10_000, "the forward");
+    await worker.stop();
+    const request = app.requests[0]!;
+    expect(request.headers["webhook-signature"]!.split(" ")).toHaveLength(2);
+    expect(() =>
+      new Webhook(destinationSecret).verify(request.body, request.headers),
+    ).not.toThrow();
+    expect(() => new Webhook(otherSecret).verify(request.body, request.headers)).not.toThrow();
+    expect(() => new Webhook(expired).verify(request.body, request.headers)).toThrow();
+  });
 });

@@ -64,6 +64,24 @@ describe.each(storeFactories())("forwarding outcomes ($name)", (factory) => {
     expect(log[0]!.errorMessage).toContain("HOOKINBOX_FORWARD_TIMEOUT");
   });
 
+  it("a connection reset without an answer is retried under the same webhook-id", async () => {
+    const app = await receiver((_r, index) => {
+      if (index === 0) throw new Error("the app crashes mid-request: the socket is destroyed");
+      return { status: 200 };
+    });
+    const env = await forwardingInbox(factory, { app: destination(app.url) });
+    const worker = env.inbox.startWorker();
+    const { eventId } = await env.post("msg_reset", { type: "t" });
+    await until(async () => (await env.inbox.store.getEvent(eventId))?.status === "done");
+    await worker.stop();
+    expect(app.requests).toHaveLength(2);
+    expect(new Set(app.requests.map((r) => r.headers["webhook-id"])).size).toBe(1);
+    const log = (await env.inbox.store.getEvent(eventId))!.deliveries[0]!.attemptLog!;
+    expect(log.map((a) => a.outcome)).toEqual(["error", "success"]);
+    expect(log[0]!.response).toMatchObject({ status: null });
+    expect(log[0]!.errorMessage).toContain("HOOKINBOX_FORWARD_NETWORK");
+  });
+
   it("an app verifying with stripe.webhooks.constructEvent on the forwarded headers accepts every event", async () => {
     const verified: string[] = [];
     const app = await receiver((request) => {

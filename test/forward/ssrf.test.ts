@@ -135,6 +135,20 @@ describe("SSRF guard", () => {
     expect(new Set(asked)).toEqual(new Set(Object.keys(answers)));
   });
 
+  it("a host name that does not resolve is a DNS failure, retried, not a refusal", async () => {
+    const resolver: Resolver = async () => [];
+    const env = inbox(
+      { app: { url: "http://nowhere.test/hooks", secret, retry: { maxAttempts: 3 } } },
+      { resolver },
+    );
+    const event = await deliverOne(env);
+    const delivery = event.deliveries[0]!;
+    expect(delivery.status).toBe("dead");
+    expect(delivery.attempts).toBe(3);
+    expect(delivery.lastError).toContain("HOOKINBOX_FORWARD_NETWORK");
+    expect(delivery.attemptLog!.map((a) => a.response?.errorClass)).toEqual(["dns", "dns", "dns"]);
+  });
+
   it("never follows a redirect, to a metadata address or anywhere else", async () => {
     const elsewhere = await receiver();
     const app = await receiver((_r, index) => ({
