@@ -106,6 +106,24 @@ const registry = {
   HOOKINBOX_EVENT_NOT_FOUND: { status: 404, message: "No such event" },
   HOOKINBOX_QUERY_INVALID: { status: 400, message: "Invalid query parameter" },
   HOOKINBOX_CURSOR_INVALID: { status: 400, message: "Invalid cursor" },
+  // audit log
+  HOOKINBOX_AUDIT_DISABLED: {
+    status: 404,
+    message: "The audit log is disabled (audit.enabled is false)",
+  },
+  HOOKINBOX_AUDIT_NOT_IN_LOG: {
+    status: 404,
+    message: "This event is not in the audit log at that tree size",
+  },
+  HOOKINBOX_AUDIT_KEY_INVALID: { status: 500, message: "The audit signing key is invalid" },
+  HOOKINBOX_AUDIT_HEAD_INVALID: {
+    status: 500,
+    message: "The trusted tree head is malformed or its signature does not verify",
+  },
+  HOOKINBOX_AUDIT_VERIFY_FAILED: {
+    status: 500,
+    message: "The stored log does not match the trusted tree head",
+  },
   // processing
   HOOKINBOX_LEASE_LOST: {
     status: 409,

@@ -1,5 +1,7 @@
 import { handleAdmin } from "./admin/admin-api.ts";
 import { createInboxMetrics, type InboxMetrics } from "./admin/metrics.ts";
+import { auditKeyFile, loadAuditKey } from "./audit/audit-key.ts";
+import { type TreeHeads, treeHeads } from "./audit/tree-heads.ts";
 import { type HookinboxConfig, type ResolvedConfig, resolveConfig } from "./config/index.ts";
 import { hookinboxError, isHookinboxError } from "./errors.ts";
 import type { Resolver } from "./forward/address-guard.ts";
@@ -108,6 +110,11 @@ export interface Inbox {
    * your app serves `/metrics`; the gateway serves it on `metrics.port` and at `/api/metrics`.
    */
   readonly metrics: InboxMetrics | null;
+  /**
+   * Signed tree heads of the audit log (null when `audit.enabled` is false). The gateway signs
+   * on `audit.headInterval`; a library host calls `audit.signNow()` when it wants a head.
+   */
+  readonly audit: TreeHeads | null;
   /** Stops workers (up to their shutdown timeout) and closes the store. */
   close(): Promise<void>;
 }
@@ -148,8 +155,26 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     openStore(resolved.store, {
       logger,
       ...(options.sqliteWriter ? { writer: options.sqliteWriter } : {}),
+      audit: resolved.audit.enabled,
     });
   const now = options.now ?? Date.now;
+  const audit = resolved.audit.enabled
+    ? treeHeads({
+        store,
+        now,
+        witness: resolved.audit.witness,
+        logger,
+        key: () => {
+          const loaded = loadAuditKey(
+            resolved.audit.key,
+            auditKeyFile(resolved.store, process.cwd()),
+          );
+          if (loaded.generated)
+            logger.info({ file: loaded.from }, "generated the audit signing key");
+          return loaded.key;
+        },
+      })
+    : null;
   const metrics = resolved.metrics.enabled
     ? createInboxMetrics(() => store.queueGauges(), now)
     : null;
@@ -285,6 +310,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     store,
     now,
     metrics,
+    audit,
     ready: () => migrated,
     internalError,
     handleWebhook,
@@ -382,6 +408,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       if (closed) return;
       closed = true;
       await Promise.all([...workers].map((w) => w.stop(resolved.worker.shutdownTimeoutMs)));
+      await audit?.stop();
       await migrated.catch(() => undefined);
       await store.close();
     },

@@ -6,6 +6,7 @@ import { errorResponse, type InboxResponse, jsonResponse } from "../ingest/reque
 import type { Runbooks } from "../operations/runbooks.ts";
 import type { DeliveryView, ReplayFilter } from "../store/queue-types.ts";
 import type { EventDetail } from "../store/types.ts";
+import { auditRoutes } from "./audit-routes.ts";
 import { isAuthorized } from "./auth.ts";
 import { destinationRoutes, replayTargets } from "./destination-routes.ts";
 import {
@@ -248,6 +249,7 @@ const routes: Array<{ method: string; path: RegExp; run: AdminRoute }> = [
     },
   },
   ...destinationRoutes,
+  ...auditRoutes,
 ];
 
 /**

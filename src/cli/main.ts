@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { hookinboxError, isHookinboxError } from "../errors.ts";
+import { auditCommand } from "./audit.ts";
 import type { CliContext } from "./context.ts";
 import { destinationsCommand } from "./destinations.ts";
 import { dlqCommand } from "./dlq.ts";
@@ -54,6 +55,10 @@ Usage:
   hookinbox stuck [--older-than 1h] [--limit N] [--json]  what needs a human (exit 1 when anything does)
   hookinbox effects list [--status held|processing|done] [--event E] [--json]
   hookinbox effects resolve <effectId> --done|--release   settle an effect held for a human
+  hookinbox audit head                                    sign a tree head of the audit log now (JSON: save it)
+  hookinbox audit prove <eventId> [--size N]              the event's inclusion proof
+  hookinbox audit consistency --from N [--to N]           proof that the log of N leaves is a prefix of the later one
+  hookinbox audit verify [--head FILE] [--key HEX]        recheck every event and leaf against a trusted head (exit 1 names the first bad one)
 
 Config: hookinbox.config.ts | .mjs | .js | .json in the current folder, or --config.
 `;
@@ -97,6 +102,8 @@ export async function main(argv: string[], given?: CliContext): Promise<number> 
         return await stuckCommand(ctx, args);
       case "effects":
         return await effectsCommand(ctx, args);
+      case "audit":
+        return await auditCommand(ctx, args);
       case undefined:
       case "--version":
       case "-v":

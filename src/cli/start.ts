@@ -68,6 +68,11 @@ export async function startCommand(ctx: CliContext, args: string[]): Promise<num
     `  sources: ${[...resolved.sources.keys()].map((s) => `${gateway.url}/webhooks/${s}`).join(", ") || "(none)"}`,
   ];
   if (gateway.metrics) lines.push(`  metrics: ${gateway.metrics.url}`);
+  if (gateway.inbox.audit) {
+    lines.push(
+      `  audit log: tree heads signed with Ed25519 key ${gateway.inbox.audit.publicKey()}`,
+    );
+  }
   if (generatedToken) {
     lines.push(
       `  admin token (generated for this run; set HOOKINBOX_ADMIN_TOKEN to choose one): ${generatedToken}`,

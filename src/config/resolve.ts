@@ -66,6 +66,15 @@ export interface EffectHeldAlert {
   readonly source: string;
 }
 
+/** The audit log's settings after defaults (see `audit` in the config schema). */
+export interface ResolvedAudit {
+  readonly enabled: boolean;
+  /** The signing key's text (PEM or seed), or null for the key file. */
+  readonly key: string | null;
+  readonly headIntervalMs: number;
+  readonly witness: { readonly file: string | null; readonly url: string | null };
+}
+
 /** The config after validation, defaults, unit parsing and secret resolution. */
 export interface ResolvedConfig {
   readonly store: string;
@@ -88,6 +97,7 @@ export interface ResolvedConfig {
     readonly rejectedRetentionMs: number;
   };
   readonly admin: { readonly token: string | null };
+  readonly audit: ResolvedAudit;
   /** `port` null: no listener of its own (admins still read `/api/metrics`). */
   readonly metrics: {
     readonly enabled: boolean;
@@ -311,6 +321,18 @@ export function resolveConfig(
       rejectedRetentionMs: parseDuration(config.http?.rejectedRetention ?? "7d") ?? 7 * 86_400_000,
     },
     admin: { token: adminToken || null },
+    audit: {
+      enabled: config.audit?.enabled ?? true,
+      key:
+        config.audit?.key !== undefined
+          ? resolveSecret(config.audit.key, 0, "audit.key", env).value
+          : env.HOOKINBOX_AUDIT_KEY || null,
+      headIntervalMs: parseDuration(config.audit?.headInterval ?? "1m") ?? 60_000,
+      witness: {
+        file: config.audit?.witness?.file ?? null,
+        url: config.audit?.witness?.url ?? null,
+      },
+    },
     runbooks: compileRunbooks(config.runbooks),
     metrics: {
       enabled: config.metrics?.enabled ?? true,

@@ -384,6 +384,21 @@ export const configSchema = z.strictObject({
     .optional(),
   admin: z.strictObject({ token: secretSchema.optional() }).optional(),
   /**
+   * The tamper-evident log (on by default): every accepted event is a Merkle leaf; heads are
+   * signed with `key` (Ed25519; default `HOOKINBOX_AUDIT_KEY`, else a key file made on first
+   * start), every `headInterval` when the log grew (default 1m), and sent to `witness`.
+   */
+  audit: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      key: z.union([z.string().min(1), z.strictObject({ env: z.string().min(1) })]).optional(),
+      headInterval: duration.optional(),
+      witness: z
+        .strictObject({ file: z.string().min(1).optional(), url: publicUrl.optional() })
+        .optional(),
+    })
+    .optional(),
+  /**
    * Prometheus metrics. Off the public webhook listener by default: `port` serves `/metrics` on a
    * listener of its own (host default 127.0.0.1); `/api/metrics` serves it to admins anyway.
    */

@@ -88,6 +88,16 @@ export async function startGateway(
     now: inbox.now,
     ...(options.logger ? { logger: options.logger } : {}),
   });
+  // Tree heads of the audit log: signed every audit.headInterval when the log grew. The key is
+  // loaded (or made) now, so a bad key fails the start and the public key can be printed.
+  try {
+    inbox.audit?.publicKey();
+  } catch (error) {
+    await retention.stop();
+    await inbox.close().catch(() => undefined);
+    throw error;
+  }
+  inbox.audit?.start(inbox.config.audit.headIntervalMs);
   const worker =
     options.role !== "ingest" &&
     inbox.config.worker.enabled &&

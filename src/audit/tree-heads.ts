@@ -1,0 +1,118 @@
+import type { KeyObject } from "node:crypto";
+import { appendFile } from "node:fs/promises";
+import type { Logger } from "../log.ts";
+import type { StoredTreeHead } from "../store/audit-types.ts";
+import type { Store } from "../store/types.ts";
+import { currentTree } from "./log.ts";
+import { publicKeyHex, signTreeHead, treeHeadJson } from "./tree-head.ts";
+
+/** Signs, stores and publishes tree heads of one store's log. */
+export interface TreeHeads {
+  /** Hex of the raw Ed25519 public key heads are signed with. */
+  publicKey(): string;
+  /** Signs the current tree now, stores the head and sends it to the witnesses. */
+  signNow(): Promise<StoredTreeHead>;
+  /** The newest stored head; signs one first when none is stored yet. */
+  latest(): Promise<StoredTreeHead>;
+  /** Signs on an interval, whenever the log grew since the newest stored head. */
+  start(intervalMs: number): void;
+  /** Stops the interval and waits for a head under way. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The tree-head signer of a store: heads on demand and on an interval, stored in the store,
+ * appended as JSON lines to `witness.file` and POSTed as JSON to `witness.url` (a witness that
+ * fails is logged, never fatal: the head is stored either way). `key` is called on first use,
+ * so a key file is only made when a head is first needed.
+ *
+ * @example
+ * ```ts
+ * const heads = treeHeads({ store, key: () => privateKey, now: Date.now, witness: { file: null, url: null } });
+ * const head = await heads.signNow();
+ * ```
+ */
+export function treeHeads(options: {
+  store: Pick<Store, "auditTree" | "saveTreeHead" | "latestTreeHead">;
+  key: () => KeyObject;
+  now: () => number;
+  witness: { file: string | null; url: string | null };
+  logger?: Logger;
+}): TreeHeads {
+  const { store, witness, logger } = options;
+  let key: KeyObject | undefined;
+  const signingKey = () => {
+    key ??= options.key();
+    return key;
+  };
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<unknown> | null = null;
+
+  const publish = async (head: StoredTreeHead) => {
+    const line = JSON.stringify(treeHeadJson(head));
+    if (witness.file) {
+      await appendFile(witness.file, `${line}\n`).catch((error: Error) =>
+        logger?.warn(
+          { err: error.message },
+          "could not append the tree head to audit.witness.file",
+        ),
+      );
+    }
+    if (witness.url) {
+      await fetch(witness.url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: line,
+        signal: AbortSignal.timeout(10_000),
+      })
+        .then((response) => {
+          if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        })
+        .catch((error: Error) =>
+          logger?.warn({ err: error.message }, "could not POST the tree head to audit.witness.url"),
+        );
+    }
+  };
+
+  const signNow = async () => {
+    const head = signTreeHead(signingKey(), await currentTree(store), options.now());
+    await store.saveTreeHead(head);
+    await publish(head);
+    return head;
+  };
+
+  const tick = async () => {
+    const [tree, newest] = await Promise.all([store.auditTree(), store.latestTreeHead()]);
+    if (!newest || newest.size < tree.size) await signNow();
+  };
+
+  return {
+    publicKey: () => publicKeyHex(signingKey()),
+    signNow,
+    async latest() {
+      return (await store.latestTreeHead()) ?? signNow();
+    },
+    start(intervalMs) {
+      if (timer) return;
+      timer = setInterval(() => {
+        if (running) return;
+        running = tick()
+          .catch((error: Error) =>
+            logger?.warn(
+              { err: error.message },
+              "could not sign a tree head; next try next interval",
+            ),
+          )
+          .finally(() => {
+            running = null;
+          });
+      }, intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+    },
+  };
+}
