@@ -190,4 +190,52 @@ describe.each(storeFactories())("destinations API and CLI ($name)", (factory) =>
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("HOOKINBOX_USAGE");
   });
+
+  it("a dead delivery shows in the destination's dead count; retry (CLI, then API) sends it again under the same webhook-id", async () => {
+    const app = await receiver();
+    let failing = true;
+    app.respond(() => ({ status: failing ? 500 : 200 }));
+    const env = await setup(factory, app, {
+      retry: { schedule: ["50ms"], jitter: "none", maxAttempts: 2 },
+    });
+    const worker = env.inbox.startWorker();
+    const first = await env.post("msg_dead_1", { type: "t" });
+    const second = await env.post("msg_dead_2", { type: "t" });
+    await until(
+      async () =>
+        (await env.store.count("SELECT count(*) AS n FROM deliveries WHERE status = 'dead'")) === 2,
+      10_000,
+      "two dead deliveries",
+    );
+    expect(app.requests).toHaveLength(4);
+    const list = JSON.parse((await env.cli("destinations", "list", "--json")).stdout);
+    expect(list.items[0]).toMatchObject({ name: "app", dead: 2, pending: 0, inFlight: 0 });
+    const dead = JSON.parse(
+      (await env.cli("destinations", "deliveries", "app", "--status", "dead", "--json")).stdout,
+    ) as DeliveryPage;
+    expect(dead.items).toHaveLength(2);
+    const byEvent = new Map(dead.items.map((d) => [d.eventId, d.id]));
+
+    failing = false;
+    const retried = await env.cli("retry", byEvent.get(first.eventId)!, "--json");
+    expect(retried.code).toBe(0);
+    await until(() => app.requests.length === 5, 10_000, "the CLI retry");
+    const viaApi = await env.api("POST", `/api/deliveries/${byEvent.get(second.eventId)}/retry`);
+    expect(viaApi.status).toBe(200);
+    await until(() => app.requests.length === 6, 10_000, "the API retry");
+    await until(
+      async () =>
+        (await env.store.count("SELECT count(*) AS n FROM deliveries WHERE status = 'done'")) === 2,
+    );
+    await worker.stop();
+    for (const event of [first, second]) {
+      const sent = app.requests.filter((r) => r.headers["hookinbox-event-id"] === event.eventId);
+      expect(sent.map((r) => r.headers["hookinbox-attempt"])).toEqual(["1", "2", "3"]);
+      expect(new Set(sent.map((r) => r.headers["webhook-id"]))).toEqual(
+        new Set([`${event.eventId}:app`]),
+      );
+    }
+    const after = JSON.parse((await env.cli("destinations", "list", "--json")).stdout);
+    expect(after.items[0]).toMatchObject({ dead: 0, pending: 0, inFlight: 0 });
+  });
 });
