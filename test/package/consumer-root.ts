@@ -110,9 +110,13 @@ export function startConsumer(
   });
   let output = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // SIGTERM (each consumer closes its server and inbox), then SIGKILL if it lingers 10 s.
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const lingering = setTimeout(() => child.kill("SIGKILL"), 10_000);
     await exited;
+    clearTimeout(lingering);
   };
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {

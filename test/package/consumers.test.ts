@@ -19,7 +19,9 @@ import {
 } from "./consumer-root.ts";
 
 let root: ConsumerRoot;
-const cleanups: Array<() => Promise<void> | void> = [];
+/** Consumer servers, stopped first, then the databases they used (cleanups). */
+const stops: Array<() => Promise<void>> = [];
+const cleanups: Array<() => Promise<void>> = [];
 
 beforeAll(() => {
   root = installConsumerRoot();
@@ -27,9 +29,10 @@ beforeAll(() => {
 }, 600_000);
 
 afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
+  await Promise.all(stops.map((stop) => stop()));
+  await Promise.all(cleanups.map((cleanup) => cleanup()));
   root?.cleanup();
-});
+}, 120_000);
 
 /** A fresh database for one consumer, dropped after the file. */
 async function database(): Promise<{ url: string; client: pg.Client }> {
@@ -103,7 +106,7 @@ describe("consumers installed from the packed tarball", () => {
       env: consumerEnv(url),
       ready: /ready (\d+)/,
     });
-    cleanups.push(server.stop);
+    stops.push(server.stop);
     await assertReceives(`http://127.0.0.1:${server.port}/webhooks/stripe`, client);
   });
 
@@ -134,7 +137,7 @@ describe("consumers installed from the packed tarball", () => {
       [next, "start", "-p", String(port), "-H", "127.0.0.1"],
       { cwd: app, env: consumerEnv(url), ready: /Ready in/, port },
     );
-    cleanups.push(server.stop);
+    stops.push(server.stop);
     await assertReceives(`http://127.0.0.1:${port}/api/webhooks/stripe`, client);
   }, 600_000);
 
@@ -162,7 +165,7 @@ describe("consumers installed from the packed tarball", () => {
       [join(dir, "node_modules/hookinbox/bin/hookinbox.mjs"), "start", "--port", "0"],
       { cwd: dir, env: consumerEnv(url), ready: /listening on http:\/\/\S*:(\d+)/ },
     );
-    cleanups.push(server.stop);
+    stops.push(server.stop);
     const payment = stripeRequest("evt_readme_1", {
       type: "payment_intent.succeeded",
       extra: {
