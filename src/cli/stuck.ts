@@ -5,7 +5,8 @@ import { renderTable } from "./table.ts";
 
 /**
  * `hookinbox stuck [--older-than 1h] [--limit N] [--json]`: what needs a human: deliveries whose
- * lease expired with no worker to rescue them, effects held for a human, and events older than
+ * lease expired with no worker to rescue them, handlers abandoned after their timeout, ordering
+ * keys blocked by a dead delivery, effects held for a human, and events older than
  * the threshold that are still not done (pending or dead). Exits 0 when nothing is stuck and 1
  * when something is, so it can run from cron or a monitoring check as it is.
  *
@@ -31,14 +32,19 @@ export async function stuckCommand(ctx: CliContext, args: string[]): Promise<num
   try {
     const report = await store.stuck({ now: Date.now(), olderThanMs, limit });
     const stuck =
-      report.expiredLeases.length + report.heldEffects.length + report.oldUndone.length > 0;
+      report.expiredLeases.length +
+        report.abandoned.length +
+        report.blockedKeys.length +
+        report.heldEffects.length +
+        report.oldUndone.length >
+      0;
     if (values.json) {
       ctx.stdout.write(`${JSON.stringify({ stuck, ...report })}\n`);
       return stuck ? 1 : 0;
     }
     if (!stuck) {
       ctx.stdout.write(
-        `nothing is stuck: no expired leases, no effects held, no event older than ${olderThan} left undone\n`,
+        `nothing is stuck: no expired leases, no abandoned handlers, no blocked ordering keys, no effects held, no event older than ${olderThan} left undone\n`,
       );
       return 0;
     }
@@ -55,6 +61,38 @@ export async function stuckCommand(ctx: CliContext, args: string[]): Promise<num
             d.leaseOwner ?? "-",
             d.leaseExpiresAt ?? "-",
             String(d.attempts),
+          ]),
+        ),
+      );
+    }
+    if (report.abandoned.length > 0) {
+      sections.push(
+        `abandoned handlers (${report.abandoned.length}): they ignored their timeout's abort; their lease expires, then the delivery is retried`,
+        renderTable(
+          ["DELIVERY", "EVENT", "TARGET", "LEASE OWNER", "LEASE EXPIRES AT", "ERROR"],
+          report.abandoned.map((d) => [
+            d.id,
+            d.eventId,
+            d.target,
+            d.leaseOwner ?? "-",
+            d.leaseExpiresAt ?? "-",
+            oneLine(d.lastError, 80),
+          ]),
+        ),
+      );
+    }
+    if (report.blockedKeys.length > 0) {
+      sections.push(
+        `ordering keys blocked by a dead delivery (${report.blockedKeys.length}): fix the cause, then \`hookinbox retry <delivery>\` releases what waits`,
+        renderTable(
+          ["DEAD DELIVERY", "EVENT", "TARGET", "ORDERING KEY", "PARKED", "LAST ERROR"],
+          report.blockedKeys.map((k) => [
+            k.deliveryId,
+            k.eventId,
+            k.target,
+            oneLine(k.orderingKey, 40),
+            String(k.parked),
+            oneLine(k.lastError, 60),
           ]),
         ),
       );

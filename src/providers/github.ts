@@ -63,11 +63,31 @@ export function githubEventType(context: IdentityContext): string | undefined {
   return typeof action === "string" && action !== "" ? `${event}.${action}` : event;
 }
 
+/** Resources keyed by their own id inside a repository: payload field → key segment. */
+const resourcesById: ReadonlyArray<readonly [string, string]> = [
+  ["check_run", "check-runs"],
+  ["check_suite", "check-suites"],
+  ["workflow_run", "workflow-runs"],
+  ["workflow_job", "workflow-jobs"],
+  ["deployment", "deployments"],
+  ["release", "releases"],
+  ["milestone", "milestones"],
+  ["label", "labels"],
+  ["package", "packages"],
+];
+
 /**
- * GitHub ordering key: the resource an event is about. `"<owner>/<repo>#<number>"` for events
- * on an issue or pull request (they share one number space, so comments, reviews and state
- * changes of one PR are ordered together), else `"<owner>/<repo>"` from
- * `repository.full_name`, else `undefined` (organisation-level events, non-JSON bodies).
+ * GitHub ordering key: the resource an event is about, so one dead delivery parks only that
+ * resource's later events, never a whole repository's. In order:
+ *
+ * - an issue or pull request (they share one number space, so comments, reviews and state changes
+ *   of one PR are ordered together): `"<owner>/<repo>#<number>"`;
+ * - a discussion: `"<owner>/<repo>/discussions/<number>"`;
+ * - a check run or suite, workflow run or job, deployment (and its statuses), release, milestone,
+ *   label or package: `"<owner>/<repo>/<kind>/<id>"`, e.g. `"octo/hello/check-runs/4"`;
+ * - a branch or tag (`push`, `create`, `delete`): `"<owner>/<repo>@refs/heads/main"`;
+ * - else the repository, `"<owner>/<repo>"`, and `undefined` without one (organisation-level
+ *   events, non-JSON bodies).
  *
  * @example
  * ```ts
@@ -80,9 +100,28 @@ export function githubOrderingKey(context: IdentityContext): string | undefined 
   if (typeof repository !== "string" || repository === "") return undefined;
   const number =
     field(field(body, "pull_request"), "number") ?? field(field(body, "issue"), "number");
-  return typeof number === "number" && Number.isInteger(number)
-    ? `${repository}#${number}`
-    : repository;
+  if (isId(number)) return `${repository}#${number}`;
+  const discussion = field(field(body, "discussion"), "number");
+  if (isId(discussion)) return `${repository}/discussions/${discussion}`;
+  for (const [name, segment] of resourcesById) {
+    const id = field(field(body, name), "id");
+    if (isId(id)) return `${repository}/${segment}/${id}`;
+  }
+  const ref = field(body, "ref");
+  if (typeof ref === "string" && ref !== "") {
+    const refType = field(body, "ref_type");
+    const full =
+      ref.startsWith("refs/") || (refType !== "branch" && refType !== "tag")
+        ? ref
+        : `refs/${refType === "branch" ? "heads" : "tags"}/${ref}`;
+    return `${repository}@${full}`;
+  }
+  return repository;
+}
+
+/** A positive integer id, as GitHub writes ids and numbers. */
+function isId(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value > 0;
 }
 
 /**

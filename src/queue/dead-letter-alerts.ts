@@ -24,7 +24,12 @@ export async function sweepDeadLetterAlerts(
     if (pending.length === 0) return sent;
     const confirmed: string[] = [];
     for (const alert of pending) {
-      logger.error({ ...alert, outcome: "dead-letter" }, "delivery dead-lettered");
+      logger.error(
+        { ...alert, outcome: "dead-letter" },
+        alert.blocksKey
+          ? `delivery dead-lettered; its ordering key is blocked, ${alert.parked} waiting behind it`
+          : "delivery dead-lettered",
+      );
       try {
         await alerts?.onDeadLetter?.(alert);
         confirmed.push(alert.deliveryId);

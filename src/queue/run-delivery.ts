@@ -134,9 +134,18 @@ export async function runDelivery(
         handler.timeoutMs,
       );
       if (ran === "abandoned") {
-        // Nothing is recorded: the lease is left to expire (the heartbeat stops renewing it),
-        // so no second run of this delivery starts while this one may still be going; the
-        // rescue then counts the try (outcome lease-expired).
+        // The lease is left to expire (the heartbeat stops renewing it), so no second run of
+        // this delivery starts while this one may still be going; the rescue then counts the
+        // try (outcome lease-expired). The abandonment is recorded now, so `stuck` shows it.
+        const graceMs = abandonGraceMs(handler.timeoutMs);
+        await store
+          .markAbandoned({
+            ...input(),
+            error: `abandoned: the handler ignored its timeout's abort signal for ${graceMs} ms after ${handler.timeoutMs} ms; its lease is left to expire`,
+          })
+          .catch((error: unknown) =>
+            log.warn({ err: errorInfo(error).message }, "could not record the abandonment"),
+          );
         log.error(
           { outcome: "abandoned", timeoutMs: handler.timeoutMs },
           "handler ignored its timeout's abort signal; abandoned, its lease left to expire",

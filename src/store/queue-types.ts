@@ -205,6 +205,17 @@ export interface EffectView {
 /** What needs a human: `hookinbox stuck`. */
 export interface StuckReport {
   readonly expiredLeases: DeliveryView[];
+  /**
+   * Handlers that ignored their timeout's abort and were abandoned: still `running` (their lease
+   * is left to expire so no second run starts beside them), shown at once rather than only
+   * after the lease runs out. `lastError` says how long the handler ran.
+   */
+  readonly abandoned: DeliveryView[];
+  /**
+   * Dead deliveries that block their ordering key (`onDeadLetter: "block"`) with deliveries
+   * parked behind them, and how many.
+   */
+  readonly blockedKeys: BlockedKey[];
   readonly heldEffects: EffectView[];
   readonly oldUndone: Array<{
     id: string;
@@ -213,6 +224,20 @@ export interface StuckReport {
     status: string;
     receivedAt: string;
   }>;
+}
+
+/** An ordering key parked behind a dead delivery (`onDeadLetter: "block"`). */
+export interface BlockedKey {
+  /** The dead delivery that holds the key. */
+  readonly deliveryId: string;
+  readonly eventId: string;
+  readonly target: string;
+  readonly source: string;
+  readonly type: string | null;
+  readonly orderingKey: string;
+  /** Deliveries of the same target and key waiting behind it (pending or blocked). */
+  readonly parked: number;
+  readonly lastError: string | null;
 }
 
 /** A dead-lettered delivery whose alert has not been confirmed yet. */
@@ -224,6 +249,12 @@ export interface DeadLetterAlert {
   readonly type: string | null;
   readonly attempts: number;
   readonly lastError: string | null;
+  /** Its ordering key, when it has one. */
+  readonly orderingKey: string | null;
+  /** Whether it blocks its key (`onDeadLetter: "block"`): later events of the key wait for it. */
+  readonly blocksKey: boolean;
+  /** How many deliveries of its target and key wait behind it now (0 unless `blocksKey`). */
+  readonly parked: number;
 }
 
 /** What `/metrics` reads from the store at scrape time. */
@@ -262,6 +293,12 @@ export interface QueueStore {
   releaseDeliveries(workerId: string, ids: readonly string[], now: number): Promise<number>;
   /** Returns deliveries whose lease expired before `now` to `pending`; returns how many. */
   rescueExpiredLeases(now: number): Promise<number>;
+  /**
+   * Records that this worker abandoned a running attempt (its handler ignored the timeout's
+   * abort): the error goes on the attempt and the delivery, which stays `running` until its
+   * lease expires, so `stuck` shows it at once. A lost lease records nothing.
+   */
+  markAbandoned(input: CompleteInput & { readonly error: string }): Promise<void>;
   /** The earliest `runAt` of a pending delivery, or null. */
   nextDueAt(): Promise<number | null>;
   listDeliveries(query: DeliveryQuery): Promise<DeliveryPage>;

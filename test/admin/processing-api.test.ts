@@ -437,6 +437,8 @@ describe("admin API: processing routes", () => {
     expect(stuck.status).toBe(200);
     expect(stuck.json).toEqual({
       expiredLeases: [],
+      abandoned: [],
+      blockedKeys: [],
       heldEffects: [expect.objectContaining({ id: claim.effectId, status: "held" })],
       oldUndone: [],
     });
@@ -486,6 +488,8 @@ describe("admin API: processing routes", () => {
     ]);
     expect((await api("GET", "/api/stuck")).json).toEqual({
       expiredLeases: [],
+      abandoned: [],
+      blockedKeys: [],
       heldEffects: [],
       oldUndone: [],
     });

@@ -285,7 +285,61 @@ describe("github: identity preset", () => {
       '{"repository":{"full_name":"octo/hello"},"issue":{"number":7},"comment":{"id":1}}',
       "octo/hello#7",
     ],
-    ["push", '{"ref":"refs/heads/main","repository":{"full_name":"octo/hello"}}', "octo/hello"],
+    [
+      "push: its branch",
+      '{"ref":"refs/heads/main","repository":{"full_name":"octo/hello"}}',
+      "octo/hello@refs/heads/main",
+    ],
+    [
+      "create: a tag by its short name",
+      '{"ref":"v1.2.0","ref_type":"tag","repository":{"full_name":"octo/hello"}}',
+      "octo/hello@refs/tags/v1.2.0",
+    ],
+    [
+      "delete: a branch by its short name",
+      '{"ref":"feature","ref_type":"branch","repository":{"full_name":"octo/hello"}}',
+      "octo/hello@refs/heads/feature",
+    ],
+    [
+      "check run",
+      '{"action":"completed","check_run":{"id":4,"check_suite":{"id":5}},"repository":{"full_name":"octo/hello"}}',
+      "octo/hello/check-runs/4",
+    ],
+    [
+      "check suite",
+      '{"check_suite":{"id":5},"repository":{"full_name":"octo/hello"}}',
+      "octo/hello/check-suites/5",
+    ],
+    [
+      "workflow run",
+      '{"workflow_run":{"id":30433642},"workflow":{"id":1},"repository":{"full_name":"octo/hello"}}',
+      "octo/hello/workflow-runs/30433642",
+    ],
+    [
+      "workflow job",
+      '{"workflow_job":{"id":2832853555,"run_id":940463255},"repository":{"full_name":"octo/hello"}}',
+      "octo/hello/workflow-jobs/2832853555",
+    ],
+    [
+      "deployment status: its deployment",
+      '{"deployment_status":{"id":9},"deployment":{"id":8},"repository":{"full_name":"octo/hello"}}',
+      "octo/hello/deployments/8",
+    ],
+    [
+      "release",
+      '{"release":{"id":11,"tag_name":"v1"},"repository":{"full_name":"octo/hello"}}',
+      "octo/hello/releases/11",
+    ],
+    [
+      "discussion",
+      '{"discussion":{"number":3,"id":99},"repository":{"full_name":"octo/hello"}}',
+      "octo/hello/discussions/3",
+    ],
+    [
+      "star: the repository",
+      '{"action":"created","repository":{"full_name":"octo/hello"}}',
+      "octo/hello",
+    ],
     ["organisation event", '{"organization":{"login":"octo"}}', undefined],
     [
       "non-integer number",

@@ -494,7 +494,13 @@ export function runQueueConformance(
       expect(report.oldUndone).toHaveLength(1);
       expect(report.heldEffects).toEqual([]);
       const fresh = await store.stuck({ now: T0 - 7_200_000, olderThanMs: 3_600_000, limit: 10 });
-      expect(fresh).toEqual({ expiredLeases: [], heldEffects: [], oldUndone: [] });
+      expect(fresh).toEqual({
+        expiredLeases: [],
+        abandoned: [],
+        blockedKeys: [],
+        heldEffects: [],
+        oldUndone: [],
+      });
     });
   });
 }

@@ -136,6 +136,19 @@ export function deliveriesPostgres(pool: pg.Pool, t: SchemaNames, notify: () => 
       );
       return rows.map((row) => toView(row));
     },
+    async abandoned(limit: number): Promise<DeliveryView[]> {
+      const { rows } = await withRetry(() =>
+        pool.query(
+          `SELECT ${columns} FROM ${t.deliveries} WHERE status = 'running' AND EXISTS (
+             SELECT 1 FROM ${t.attempts} a
+             WHERE a.delivery_id = deliveries.id AND a.attempt = deliveries.attempts
+               AND a.outcome = 'running' AND a.error_message IS NOT NULL)
+           ORDER BY id LIMIT $1`,
+          [limit],
+        ),
+      );
+      return rows.map((row) => toView(row));
+    },
     async ofEvent(eventId: string): Promise<DeliveryView[]> {
       const { rows } = await withRetry(() =>
         pool.query(`SELECT ${columns} FROM ${t.deliveries} WHERE event_id = $1 ORDER BY id`, [

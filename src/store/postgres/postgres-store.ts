@@ -62,6 +62,7 @@ export function openPostgresStore(
   const audit = auditPostgres(pool, t);
   const reports = reportsPostgres(pool, t, {
     listExpired: (now, limit) => deliveries.expired(now, limit),
+    listAbandoned: (limit) => deliveries.abandoned(limit),
     heldEffects: () => effects.list({ status: "held" }),
   });
   const open = () => {
@@ -158,6 +159,7 @@ export function openPostgresStore(
     },
     releaseDeliveries: (workerId, ids, now) => run(() => leases.release(workerId, ids, now)),
     rescueExpiredLeases: (now) => run(() => leases.rescue(now)),
+    markAbandoned: (input) => run(() => leases.abandon(input)),
     nextDueAt: () => run(() => leases.nextDueAt()),
     listDeliveries: (query) => run(() => deliveries.list(query)),
     retryDelivery: (id, now) => run(() => deliveries.retry(id, now)),

@@ -217,6 +217,19 @@ export function leasesPostgres(pool: pg.Pool, t: SchemaNames) {
       );
       return rows[0]?.n ?? 0;
     },
+    async abandon(input: CompleteInput & { error: string }): Promise<void> {
+      await withRetry(() =>
+        pool.query(
+          `WITH held AS (
+             UPDATE ${t.deliveries} SET last_error = $3, updated_at = $5
+             WHERE id = $1 AND status = 'running' AND lease_owner = $2 RETURNING id
+           )
+           UPDATE ${t.attempts} a SET error_message = $3
+           FROM held h WHERE a.delivery_id = h.id AND a.attempt = $4 AND a.outcome = 'running'`,
+          [input.deliveryId, input.workerId, input.error, input.attempt, Math.floor(input.now)],
+        ),
+      );
+    },
     async nextDueAt(): Promise<number | null> {
       const { rows } = await withRetry(() =>
         pool.query(`SELECT min(run_at) AS at FROM ${t.deliveries} WHERE status = 'pending'`),

@@ -17,6 +17,7 @@ export function reportsPostgres(
   t: SchemaNames,
   views: {
     listExpired: (now: number, limit: number) => Promise<StuckReport["expiredLeases"]>;
+    listAbandoned: (limit: number) => Promise<StuckReport["abandoned"]>;
     heldEffects: () => Promise<StuckReport["heldEffects"]>;
   },
 ) {
@@ -25,7 +26,12 @@ export function reportsPostgres(
       const { rows } = await withRetry(() =>
         pool.query(
           `SELECT d.id AS "deliveryId", d.event_id AS "eventId", d.target, e.source, e.type, d.attempts,
-                  d.last_error AS "lastError"
+                  d.last_error AS "lastError", d.ordering_key AS "orderingKey", d.blocks_key AS "blocksKey",
+                  CASE WHEN d.blocks_key THEN
+                    (SELECT count(*)::int FROM ${t.deliveries} p
+                     WHERE p.target = d.target AND p.ordering_key = d.ordering_key
+                       AND p.status IN ('pending', 'blocked'))
+                  ELSE 0 END AS parked
            FROM ${t.deliveries} d JOIN ${t.events} e ON e.id = d.event_id
            WHERE d.status = 'dead' AND d.alerted_at IS NULL ORDER BY d.id LIMIT $1`,
           [limit],
@@ -73,6 +79,23 @@ export function reportsPostgres(
       );
       return {
         expiredLeases: await views.listExpired(input.now, input.limit),
+        abandoned: await views.listAbandoned(input.limit),
+        blockedKeys: (
+          await withRetry(() =>
+            pool.query(
+              `SELECT * FROM (
+                 SELECT d.id AS "deliveryId", d.event_id AS "eventId", d.target, e.source, e.type,
+                        d.ordering_key AS "orderingKey", d.last_error AS "lastError",
+                        (SELECT count(*)::int FROM ${t.deliveries} p
+                         WHERE p.target = d.target AND p.ordering_key = d.ordering_key
+                           AND p.status IN ('pending', 'blocked')) AS parked
+                 FROM ${t.deliveries} d JOIN ${t.events} e ON e.id = d.event_id
+                 WHERE d.status = 'dead' AND d.blocks_key AND d.ordering_key IS NOT NULL) k
+               WHERE parked > 0 ORDER BY "deliveryId" LIMIT $1`,
+              [input.limit],
+            ),
+          )
+        ).rows,
         heldEffects: (await views.heldEffects()).slice(0, input.limit),
         oldUndone: rows.slice(0, input.limit).map((e) => ({
           id: e.id,

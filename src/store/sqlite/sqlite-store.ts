@@ -341,6 +341,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     releaseDeliveries: (workerId, ids, at) => write("releaseDeliveries", workerId, ids, at),
     rescueExpiredLeases: (at) => write("rescue", at),
+    markAbandoned: (input) => write("markAbandoned", input),
 
     nextDueAt() {
       return read((current) => current.nextDue.get()?.at ?? null);

@@ -53,6 +53,7 @@ export function prepareWriteOps(db: Database.Database, now: () => number, audit 
     extendLeases: leases.extend,
     releaseDeliveries: leases.release,
     rescue: leases.rescue,
+    markAbandoned: leases.abandon,
     retry,
     replayOne: replay.one,
     /** Replays a page of events, each to its targets; returns the deliveries created. */

@@ -3,7 +3,12 @@ import type { DeadLetterAlert } from "../../queue-types.ts";
 
 const pendingSql = `
   SELECT d.id AS deliveryId, d.event_id AS eventId, d.target, e.source, e.type, d.attempts,
-         d.last_error AS lastError
+         d.last_error AS lastError, d.ordering_key AS orderingKey, d.blocks_key AS blocksKey,
+         CASE WHEN d.blocks_key = 1 THEN
+           (SELECT count(*) FROM deliveries p
+            WHERE p.target = d.target AND p.ordering_key = d.ordering_key
+              AND p.status IN ('pending', 'blocked'))
+         ELSE 0 END AS parked
   FROM deliveries d JOIN events e ON e.id = d.event_id
   WHERE d.status = 'dead' AND d.alerted_at IS NULL
   ORDER BY d.id LIMIT ?`;
@@ -25,10 +30,13 @@ const markSql = `
  * ```
  */
 export function prepareDeadLetterAlerts(db: Database.Database) {
-  const pending = db.prepare<[number], DeadLetterAlert>(pendingSql);
+  const pending = db.prepare<[number], Omit<DeadLetterAlert, "blocksKey"> & { blocksKey: number }>(
+    pendingSql,
+  );
   const mark = db.prepare(markSql);
   return {
-    pending: (limit: number) => pending.all(limit),
+    pending: (limit: number): DeadLetterAlert[] =>
+      pending.all(limit).map((row) => ({ ...row, blocksKey: row.blocksKey === 1 })),
     mark(ids: readonly string[], now: number): void {
       if (ids.length > 0) mark.run({ ids: JSON.stringify(ids), now: Math.floor(now) });
     },

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import type { CompleteInput } from "../../queue-types.ts";
 
 const extendSql = `
   UPDATE deliveries SET lease_expires_at = @until
@@ -26,6 +27,14 @@ const rescueSql = `
       last_error = 'lease expired (worker crashed or stalled)', updated_at = @now
   WHERE status = 'running' AND lease_expires_at < @now`;
 
+const abandonDeliverySql = `
+  UPDATE deliveries SET last_error = @error, updated_at = @now
+  WHERE id = @deliveryId AND status = 'running' AND lease_owner = @workerId`;
+
+const abandonAttemptSql = `
+  UPDATE attempts SET error_message = @error
+  WHERE delivery_id = @deliveryId AND attempt = @attempt AND outcome = 'running'`;
+
 /**
  * Prepares the lease operations: `extend` (heartbeat; returns the ids still held), `release`
  * (claimed but not started: uncounted) and `rescue` (leases that expired before `now` go back to
@@ -46,7 +55,25 @@ export function prepareLeases(db: Database.Database) {
   const dropAttempt = db.prepare(dropAttemptSql);
   const expiredAttempts = db.prepare(expiredAttemptsSql);
   const rescue = db.prepare(rescueSql);
+  const abandonDelivery = db.prepare(abandonDeliverySql);
+  const abandonAttempt = db.prepare(abandonAttemptSql);
   return {
+    /** Records an abandoned attempt (see QueueStore.markAbandoned). */
+    abandon(input: CompleteInput & { error: string }): void {
+      const at = Math.floor(input.now);
+      const held = abandonDelivery.run({
+        deliveryId: input.deliveryId,
+        workerId: input.workerId,
+        error: input.error,
+        now: at,
+      });
+      if (held.changes === 0) return;
+      abandonAttempt.run({
+        deliveryId: input.deliveryId,
+        attempt: input.attempt,
+        error: input.error,
+      });
+    },
     extend(workerId: string, ids: readonly string[], until: number): string[] {
       if (ids.length === 0) return [];
       return extend

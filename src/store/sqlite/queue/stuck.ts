@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { StuckReport } from "../../queue-types.ts";
+import type { BlockedKey, StuckReport } from "../../queue-types.ts";
 import { type DeliveryRow, deliveryColumns, toDeliveryView } from "./delivery-views.ts";
 import { prepareEffects } from "./effects.ts";
 
@@ -12,9 +12,30 @@ const oldSql = `
   SELECT id, source, type, status, received_at FROM events
   WHERE status = @status AND received_at < @before ORDER BY id LIMIT @limit`;
 
+// Running deliveries whose current attempt was abandoned (markAbandoned wrote its error).
+const abandonedSql = `
+  SELECT ${deliveryColumns} FROM deliveries
+  WHERE status = 'running' AND EXISTS (
+    SELECT 1 FROM attempts a WHERE a.delivery_id = deliveries.id AND a.attempt = deliveries.attempts
+      AND a.outcome = 'running' AND a.error_message IS NOT NULL)
+  ORDER BY id LIMIT @limit`;
+
+// Only keys with something parked: a blocking dead letter with nothing behind it stalls nothing yet.
+const blockedSql = `
+  SELECT * FROM (
+    SELECT d.id AS deliveryId, d.event_id AS eventId, d.target, e.source, e.type,
+           d.ordering_key AS orderingKey, d.last_error AS lastError,
+           (SELECT count(*) FROM deliveries p
+            WHERE p.target = d.target AND p.ordering_key = d.ordering_key
+              AND p.status IN ('pending', 'blocked')) AS parked
+    FROM deliveries d JOIN events e ON e.id = d.event_id
+    WHERE d.status = 'dead' AND d.blocks_key = 1 AND d.ordering_key IS NOT NULL)
+  WHERE parked > 0 ORDER BY deliveryId LIMIT @limit`;
+
 /**
- * Prepares `hookinbox stuck`: leases past expiry (a worker died and nothing rescued yet), effects
- * held for a human, and events older than a threshold that are still not done.
+ * Prepares `hookinbox stuck`: leases past expiry (a worker died and nothing rescued yet),
+ * handlers abandoned after their timeout, ordering keys blocked by a dead delivery (with how many
+ * wait behind it), effects held for a human, and events older than a threshold still not done.
  *
  * @example
  * ```ts
@@ -31,11 +52,15 @@ export function prepareStuck(
     { id: string; source: string; type: string | null; status: string; received_at: number }
   >(oldSql);
   const effects = prepareEffects(db);
+  const abandoned = db.prepare<[Record<string, unknown>], DeliveryRow>(abandonedSql);
+  const blocked = db.prepare<[Record<string, unknown>], BlockedKey>(blockedSql);
   return ({ now, olderThanMs, limit }) => {
     const before = Math.floor(now - olderThanMs);
     const oldUndone = ["pending", "dead"].flatMap((status) => old.all({ status, before, limit }));
     return {
       expiredLeases: expired.all({ now: Math.floor(now), limit }).map((row) => toDeliveryView(row)),
+      abandoned: abandoned.all({ limit }).map((row) => toDeliveryView(row)),
+      blockedKeys: blocked.all({ limit }),
       heldEffects: effects.list({ status: "held" }).slice(0, limit),
       oldUndone: oldUndone.slice(0, limit).map((e) => ({
         id: e.id,
