@@ -181,6 +181,15 @@ const registry = {
     message:
       "The destination was disabled by a 410 Gone; enable it (not resume) once the app is back",
   },
+  // alert delivery (logged with the alert's id; the alert stays in the outbox and retries)
+  HOOKINBOX_ALERT_FAILED: {
+    status: 502,
+    message: "The alert webhook did not answer 2xx; the alert retries from the outbox",
+  },
+  HOOKINBOX_ALERT_UNSIGNED: {
+    status: 500,
+    message: "alerts.webhook.secret is outside its notBefore/notAfter window; the alert waits",
+  },
   HOOKINBOX_FORWARD_STATUS: {
     status: 502,
     message: "The destination answered with a status that is not 2xx",

@@ -5,7 +5,15 @@ const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"; // Crockford base32, as in 
 let lastTime = -1;
 let lastRandom: Uint8Array = new Uint8Array(10);
 
-function encodeTime(ms: number): string {
+/**
+ * The 10-character time part of a ULID for `ms`: ids made at or after `ms` sort at or after it.
+ *
+ * @example
+ * ```ts
+ * `rcp_${encodeTime(Date.now() - 60_000)}`; // a lower bound for the last minute's receipt ids
+ * ```
+ */
+export function encodeTime(ms: number): string {
   let out = "";
   let t = ms;
   for (let i = 0; i < 10; i++) {

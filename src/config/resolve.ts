@@ -10,6 +10,7 @@ import type { AnyProviderScheme, IdentitySpec } from "../providers/types.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
 import { formatIssues } from "./format-issues.ts";
 import { compileIdentity } from "./identity.ts";
+import { resolveAlertDelivery } from "./resolve-alerts.ts";
 import { configSchema, type HookinboxConfig, type retrySchema } from "./schema.ts";
 import { type SchemeRuntime, schemeFor } from "./scheme-for.ts";
 import { type ResolvedSecret, resolveSecret } from "./secrets.ts";
@@ -46,6 +47,17 @@ export interface ResolvedAlerts {
   readonly onDeadLetter?: (alert: DeadLetterAlert) => unknown;
   readonly onEffectHeld?: (alert: EffectHeldAlert) => unknown;
   readonly onDestinationDisabled?: (alert: DestinationDisabledAlert) => unknown;
+  /** Where alerts are sent from the outbox (absent: no outbox rows are written). */
+  readonly webhook?: {
+    readonly url: string;
+    readonly secret: ResolvedSecret;
+    readonly headers: Readonly<Record<string, string>>;
+  };
+  readonly thresholds: {
+    readonly oldestUnprocessedAgeMs?: number;
+    readonly duplicateRate?: number;
+  };
+  readonly windowMs: number;
 }
 
 /** What `alerts.onDestinationDisabled` receives (the destination answered 410 Gone). */
@@ -285,6 +297,7 @@ export function resolveConfig(
       shutdownTimeoutMs: parseDuration(config.worker?.shutdownTimeout ?? "30s") ?? 30_000,
     },
     alerts: {
+      ...resolveAlertDelivery(config.alerts, env),
       ...(config.alerts?.onDeadLetter
         ? { onDeadLetter: config.alerts.onDeadLetter as ResolvedAlerts["onDeadLetter"] }
         : {}),

@@ -441,6 +441,22 @@ export const configSchema = z.strictObject({
       onEffectHeld: fn<(alert: EffectHeldAlert) => unknown>("(alert) => …").optional(),
       onDestinationDisabled:
         fn<(alert: DestinationDisabledAlert) => unknown>("(alert) => …").optional(),
+      /** Alerts as Standard Webhooks messages, sent from the store's outbox until 2xx. */
+      webhook: z
+        .strictObject({
+          url: publicUrl,
+          secret: secretSchema,
+          headers: z.record(z.string(), z.string()).optional(),
+        })
+        .optional(),
+      thresholds: z
+        .strictObject({
+          oldestUnprocessedAge: duration.optional(),
+          duplicateRate: z.number().min(0).max(1).optional(),
+        })
+        .optional(),
+      /** At most one alert per condition per window (default 5m); also the duplicate-rate window. */
+      window: duration.optional(),
     })
     .optional(),
   destinations: z.record(destinationName, destinationSchema).optional(),

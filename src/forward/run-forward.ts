@@ -1,3 +1,4 @@
+import { destinationDisabledOccurrence, recordAlert } from "../alerts/occurrences.ts";
 import type { ResolvedAlerts } from "../config/resolve.ts";
 import { type ErrorCode, hookinboxError, isHookinboxError } from "../errors.ts";
 import { retryDelay } from "../handlers/routes.ts";
@@ -246,6 +247,13 @@ function alertDisabled(
   log.error(
     { ...alert, outcome: "destination-disabled" },
     "destination answered 410 Gone and is disabled; enable it with `hookinbox destinations enable`",
+  );
+  recordAlert(
+    context.store,
+    context.alerts,
+    log,
+    [destinationDisabledOccurrence(alert)],
+    context.now(),
   );
   try {
     Promise.resolve(context.alerts?.onDestinationDisabled?.(alert)).catch((error: unknown) =>

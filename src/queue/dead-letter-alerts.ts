@@ -1,10 +1,12 @@
+import { deadLetterOccurrence } from "../alerts/occurrences.ts";
 import type { ResolvedAlerts } from "../config/resolve.ts";
 import type { Logger } from "../log.ts";
 import type { QueueStore } from "../store/queue-types.ts";
 
 /**
  * Sends the alert of every dead letter not yet confirmed: one error-level log line each, and the
- * configured `alerts.onDeadLetter` hook. A dead letter is marked alerted once its hook returned,
+ * configured `alerts.onDeadLetter` hook, and with `alerts.webhook` an outbox alert written in the
+ * transaction that marks it. A dead letter is marked alerted once its hook returned,
  * so each alerts once in normal operation and again only if the process died before the mark.
  *
  * @example
@@ -40,7 +42,16 @@ export async function sweepDeadLetterAlerts(
         );
       }
     }
-    await store.markAlerted(confirmed, now());
+    if (alerts?.webhook) {
+      // The outbox rows and the marks commit together: each dead letter gets exactly one.
+      const sent = new Set(confirmed);
+      await store.recordAlerts(
+        pending.filter((alert) => sent.has(alert.deliveryId)).map(deadLetterOccurrence),
+        { now: now(), windowMs: alerts.windowMs, deadLetterIds: confirmed },
+      );
+    } else {
+      await store.markAlerted(confirmed, now());
+    }
     sent += confirmed.length;
     if (confirmed.length < pending.length) return sent;
   }

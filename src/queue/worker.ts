@@ -1,5 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { WorkerMetrics } from "../admin/metrics.ts";
+import { deliverDueAlerts } from "../alerts/deliver.ts";
+import { effectHeldOccurrence, recordAlert } from "../alerts/occurrences.ts";
+import { evaluateThresholds } from "../alerts/thresholds.ts";
 import type { ResolvedAlerts } from "../config/resolve.ts";
 import type { Forwarder } from "../forward/forwarder.ts";
 import type { ResolvedHandler } from "../handlers/routes.ts";
@@ -86,17 +89,39 @@ export function startWorker(options: WorkerOptions): Worker {
   let idleWaiters: Array<() => void> = [];
   const drained: Array<() => void> = [];
 
-  const alerting = { running: false };
+  // A dead letter while a sweep runs asks for one more sweep, so none waits for the next tick.
+  const alerting = { running: false, again: false };
   const alertDeadLetters = () => {
-    if (alerting.running) return;
+    if (alerting.running) {
+      alerting.again = true;
+      return;
+    }
     alerting.running = true;
+    alerting.again = false;
     sweepDeadLetterAlerts(store, options.alerts, log, now)
       .catch((error: unknown) =>
         log.error({ err: (error as Error).message }, "dead-letter alert sweep failed"),
       )
+      .then(() => sendAlerts())
       .finally(() => {
         alerting.running = false;
+        if (alerting.again && !stopping) alertDeadLetters();
       });
+  };
+
+  // Thresholds, then the outbox: one pass at a time per worker.
+  const sending = { running: false };
+  const sendAlerts = async () => {
+    if (!options.alerts?.webhook || sending.running) return;
+    sending.running = true;
+    try {
+      await evaluateThresholds(store, options.alerts, now());
+      await deliverDueAlerts(store, options.alerts, log, now());
+    } catch (error) {
+      log.error({ err: (error as Error).message }, "alert outbox pass failed");
+    } finally {
+      sending.running = false;
+    }
   };
 
   const onEffectHeld = ({
@@ -121,6 +146,7 @@ export function startWorker(options: WorkerOptions): Worker {
       { ...alert, outcome: "effect-held" },
       "effect held for a human: an earlier claim went stale",
     );
+    recordAlert(store, options.alerts, log, [effectHeldOccurrence(alert)], now());
     try {
       Promise.resolve(options.alerts?.onEffectHeld?.(alert)).catch((error: unknown) =>
         log.error({ err: (error as Error).message }, "onEffectHeld alert failed"),
@@ -313,6 +339,12 @@ export function startWorker(options: WorkerOptions): Worker {
   );
   rescue.unref?.();
 
+  // Alert outbox and thresholds: every poll interval, but no more often than 4 times a second.
+  const alertTimer = options.alerts?.webhook
+    ? setInterval(() => void sendAlerts(), Math.min(5_000, Math.max(250, options.pollIntervalMs)))
+    : undefined;
+  alertTimer?.unref?.();
+
   // Other processes' commits wake this worker where the store can tell (PostgreSQL NOTIFY).
   const unsubscribe = store.onDeliveries?.(() => requestPump());
 
@@ -348,6 +380,7 @@ export function startWorker(options: WorkerOptions): Worker {
       if (timer) clearTimeout(timer);
       clearInterval(heartbeat);
       clearInterval(rescue);
+      if (alertTimer) clearInterval(alertTimer);
       idleWaiters = [];
       if (inFlight.size > 0) {
         let timeout: NodeJS.Timeout | undefined;

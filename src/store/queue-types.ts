@@ -4,6 +4,7 @@
  * `now` from the caller so that tests can drive time; none reads the clock itself.
  */
 
+import type { AlertOutboxStore } from "./alert-types.ts";
 import type { AttemptResponse } from "./forward-types.ts";
 
 /**
@@ -273,7 +274,7 @@ export interface QueueGauges {
 }
 
 /** The queue operations every store implements (see the SQLite store for the reference). */
-export interface QueueStore {
+export interface QueueStore extends AlertOutboxStore {
   /** Leases up to `limit` due deliveries, at most one per target and ordering key in flight. */
   claimDeliveries(input: ClaimInput): Promise<ClaimedDelivery[]>;
   /** Extends the leases the worker still holds; returns the ids it still holds. */

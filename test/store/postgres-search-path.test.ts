@@ -149,8 +149,8 @@ describe("PostgreSQL: hookinbox names its schema, the session keeps the database
         "SELECT schemaname, count(*)::int AS n FROM pg_tables WHERE schemaname IN ('public', 'inbox_a', 'inbox_b', 'hookinbox') GROUP BY 1 ORDER BY 1",
       ),
     ).toEqual([
-      { schemaname: "inbox_a", n: 13 },
-      { schemaname: "inbox_b", n: 13 },
+      { schemaname: "inbox_a", n: 14 },
+      { schemaname: "inbox_b", n: 14 },
       { schemaname: "public", n: 1 },
     ]);
   });
@@ -181,8 +181,9 @@ describe("PostgreSQL: hookinbox names its schema, the session keeps the database
       "004_pin_function_search_path",
       "005_destinations",
       "006_audit_log",
+      "007_alert_outbox",
     ]);
-    expect(report.current).toBe(6);
+    expect(report.current).toBe(7);
     expect((await store.migrate()).applied).toEqual([]);
 
     await rows("CREATE TABLE credits (order_id text NOT NULL)");

@@ -2,6 +2,7 @@ import { hookinboxError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import type { Store } from "../types.ts";
 import { acceptPostgres, pruneRejectionsPostgres, recordRejectionPostgres } from "./accept.ts";
+import { alertOutboxPostgres } from "./alert-outbox.ts";
 import { auditPostgres } from "./audit.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
 import { deliveriesPostgres } from "./deliveries.ts";
@@ -60,6 +61,7 @@ export function openPostgresStore(
   const leases = leasesPostgres(pool, t);
   const destinations = destinationsPostgres(pool, t);
   const audit = auditPostgres(pool, t);
+  const outbox = alertOutboxPostgres(pool, t);
   const reports = reportsPostgres(pool, t, {
     listExpired: (now, limit) => deliveries.expired(now, limit),
     listAbandoned: (limit) => deliveries.abandoned(limit),
@@ -180,6 +182,11 @@ export function openPostgresStore(
     listEffects: (query) => run(() => effects.list(query)),
     pendingDeadLetterAlerts: (limit) => run(() => reports.pendingDeadLetterAlerts(limit)),
     markAlerted: (ids, now) => run(() => reports.markAlerted(ids, now)),
+    recordAlerts: (occurrences, input) => run(() => outbox.recordAlerts(occurrences, input)),
+    dueAlerts: (now, limit) => run(() => outbox.dueAlerts(now, limit)),
+    settleAlert: (id, outcome) => run(() => outbox.settleAlert(id, outcome)),
+    latestAlertKind: (prefix) => run(() => outbox.latestAlertKind(prefix)),
+    receiptCounts: (since) => run(() => outbox.receiptCounts(since)),
     stuck: (input) => run(() => reports.stuck(input)),
     queueGauges: () => run(() => reports.queueGauges()),
 

@@ -29,6 +29,7 @@ const tables = [
   "audit_nodes",
   "audit_tree",
   "audit_heads",
+  "alert_outbox",
 ] as const;
 
 const functions = [

@@ -18,6 +18,7 @@ import { type CommitInfo, GroupCommit } from "./group-commit.ts";
 import { prepareListEvents } from "./list-events.ts";
 import { prepareListReceipts } from "./list-receipts.ts";
 import { openConnection } from "./open-connection.ts";
+import { prepareAlertOutbox } from "./queue/alert-outbox.ts";
 import { prepareDeadLetterAlerts } from "./queue/dead-letter-alerts.ts";
 import { prepareDeliveryViews } from "./queue/delivery-views.ts";
 import { prepareEffects } from "./queue/effects.ts";
@@ -188,6 +189,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         replay: prepareReplay(db),
         effects: prepareEffects(db),
         alerts: prepareDeadLetterAlerts(db),
+        outbox: prepareAlertOutbox(db),
         stuck: prepareStuck(db),
         gauges: prepareQueueGauges(db),
         destinations: prepareDestinationReads(db),
@@ -415,6 +417,16 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       await write("markAlerted", ids, at);
     },
 
+    async recordAlerts(occurrences, input) {
+      await write("recordAlerts", occurrences, input);
+    },
+    dueAlerts: (now, limit) => read((current) => current.outbox.due(now, limit)),
+    async settleAlert(id, outcome) {
+      await write("settleAlert", id, outcome);
+    },
+    latestAlertKind: (prefix) => read((current) => current.outbox.latestKind(prefix)),
+    receiptCounts: (since) => read((current) => current.outbox.receiptCounts(since)),
+
     stuck(input) {
       return read((current) => current.stuck(input));
     },
@@ -498,6 +510,7 @@ interface ReadOperations {
   replay: ReturnType<typeof prepareReplay>;
   effects: ReturnType<typeof prepareEffects>;
   alerts: ReturnType<typeof prepareDeadLetterAlerts>;
+  outbox: ReturnType<typeof prepareAlertOutbox>;
   stuck: ReturnType<typeof prepareStuck>;
   gauges: ReturnType<typeof prepareQueueGauges>;
   destinations: ReturnType<typeof prepareDestinationReads>;

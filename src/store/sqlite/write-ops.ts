@@ -4,6 +4,7 @@ import { prepareAccept } from "./accept.ts";
 import { prepareSaveTreeHead } from "./audit.ts";
 import { prepareDestinationWrites } from "./forward/destinations.ts";
 import { preparePing } from "./ping.ts";
+import { prepareAlertOutbox } from "./queue/alert-outbox.ts";
 import { prepareClaimDeliveries } from "./queue/claim-deliveries.ts";
 import { prepareCompleteDelivery } from "./queue/complete-delivery.ts";
 import { prepareDeadLetterAlerts } from "./queue/dead-letter-alerts.ts";
@@ -39,6 +40,7 @@ export function prepareWriteOps(db: Database.Database, now: () => number, audit 
   const replay = prepareReplay(db);
   const effects = prepareEffects(db);
   const alerts = prepareDeadLetterAlerts(db);
+  const outbox = prepareAlertOutbox(db);
   const destinations = prepareDestinationWrites(db);
   return {
     ...destinations,
@@ -77,6 +79,8 @@ export function prepareWriteOps(db: Database.Database, now: () => number, audit 
       result?: unknown,
     ) => effects.resolve(effectId, resolution, at, result),
     markAlerted: (ids: readonly string[], at: number) => alerts.mark(ids, at),
+    recordAlerts: outbox.record,
+    settleAlert: outbox.settle,
     completeDone: (input: CompleteInput) => complete(input, "done"),
   };
 }

@@ -1,0 +1,122 @@
+import type { ResolvedAlerts } from "../config/resolve.ts";
+import { signStandardWebhook } from "../forward/sign.ts";
+import type { Logger } from "../log.ts";
+import type { OutboxAlert } from "../store/alert-types.ts";
+import type { QueueStore } from "../store/queue-types.ts";
+
+type OutboxStore = Pick<QueueStore, "dueAlerts" | "settleAlert">;
+
+/** The first retry waits this long, doubling per attempt up to `maxBackoffMs`. */
+const firstBackoffMs = 5_000;
+const maxBackoffMs = 10 * 60_000;
+const requestTimeoutMs = 10_000;
+
+/**
+ * When a failed alert is tried again: 5s after the first failure, doubling up to 10 minutes.
+ *
+ * @example
+ * ```ts
+ * alertRetryAt(0, 1_000); // 6_000
+ * ```
+ */
+export function alertRetryAt(attemptsBefore: number, now: number): number {
+  return now + Math.min(maxBackoffMs, firstBackoffMs * 2 ** Math.min(attemptsBefore, 20));
+}
+
+/**
+ * The JSON body of an alert: the same bytes on every attempt (the count is final once the alert
+ * is due, as later occurrences fold into the next one).
+ *
+ * @example
+ * ```ts
+ * JSON.parse(alertBody(row)).type; // "hookinbox.alert.dead-letter"
+ * ```
+ */
+export function alertBody(alert: OutboxAlert): string {
+  return JSON.stringify({
+    type: `hookinbox.alert.${alert.kind}`,
+    timestamp: new Date(alert.createdAt).toISOString(),
+    data: {
+      alertId: alert.id,
+      condition: alert.condition,
+      kind: alert.kind,
+      count: alert.count,
+      firstAt: new Date(alert.createdAt).toISOString(),
+      lastAt: new Date(alert.lastAt).toISOString(),
+      details: JSON.parse(alert.payload) as unknown,
+    },
+  });
+}
+
+/**
+ * Sends every due alert of the outbox to `alerts.webhook`, signed as a Standard Webhooks message
+ * whose `webhook-id` is the alert's id, and marks it delivered on 2xx or schedules its retry.
+ * At least once: an alert sent but not marked (a crash between) is sent again with the same id.
+ * Returns how many were delivered.
+ *
+ * @example
+ * ```ts
+ * await deliverDueAlerts(store, config.alerts, logger, Date.now());
+ * ```
+ */
+export async function deliverDueAlerts(
+  store: OutboxStore,
+  alerts: ResolvedAlerts | undefined,
+  logger: Logger,
+  now: number,
+): Promise<number> {
+  const webhook = alerts?.webhook;
+  if (!webhook) return 0;
+  let delivered = 0;
+  const due = await store.dueAlerts(now, 50);
+  for (const alert of due) {
+    const body = Buffer.from(alertBody(alert), "utf8");
+    const signature = signStandardWebhook([webhook.secret], alert.id, body, now);
+    if (!signature) {
+      logger.error(
+        { alertId: alert.id, code: "HOOKINBOX_ALERT_UNSIGNED" },
+        "alert secret not active",
+      );
+      await store.settleAlert(alert.id, {
+        delivered: false,
+        retryAt: alertRetryAt(alert.attempts, now),
+        error: "HOOKINBOX_ALERT_UNSIGNED",
+      });
+      continue;
+    }
+    let error: string | null;
+    try {
+      const response = await fetch(webhook.url, {
+        method: "POST",
+        headers: { ...webhook.headers, ...signature, "content-type": "application/json" },
+        body,
+        signal: AbortSignal.timeout(requestTimeoutMs),
+        redirect: "manual",
+      });
+      await response.body?.cancel();
+      error = response.status >= 200 && response.status < 300 ? null : `HTTP ${response.status}`;
+    } catch (failure) {
+      error = (failure as Error).message;
+    }
+    if (error === null) {
+      await store.settleAlert(alert.id, { delivered: true, now });
+      delivered++;
+    } else {
+      logger.warn(
+        {
+          alertId: alert.id,
+          attempts: alert.attempts + 1,
+          err: error,
+          code: "HOOKINBOX_ALERT_FAILED",
+        },
+        "alert webhook failed; will retry",
+      );
+      await store.settleAlert(alert.id, {
+        delivered: false,
+        retryAt: alertRetryAt(alert.attempts, now),
+        error,
+      });
+    }
+  }
+  return delivered;
+}

@@ -1,0 +1,50 @@
+/** One occurrence of an alert condition, before it is folded into the outbox. */
+export interface AlertOccurrence {
+  /** What folds: occurrences of one condition inside one window become one alert. */
+  readonly condition: string;
+  /** `dead-letter`, `effect-held`, `destination-disabled`, `threshold-crossed`, `threshold-recovered`. */
+  readonly kind: string;
+  /** What the receiver reads (the latest occurrence's details); never a request body or secret. */
+  readonly payload: Readonly<Record<string, unknown>>;
+}
+
+/** One alert in the outbox, waiting to be sent or retried. */
+export interface OutboxAlert {
+  /** `alr_<ulid>`: the webhook-id on every attempt. */
+  readonly id: string;
+  readonly condition: string;
+  readonly kind: string;
+  /** JSON text of the latest occurrence's payload. */
+  readonly payload: string;
+  /** Occurrences folded into this alert (1 when none were). */
+  readonly count: number;
+  readonly createdAt: number;
+  readonly lastAt: number;
+  readonly attempts: number;
+}
+
+/** What the alert outbox needs from a store (both stores implement it). */
+export interface AlertOutboxStore {
+  /**
+   * Folds each occurrence into its condition's waiting alert, or adds a new alert due at the
+   * earliest time one window after the condition's previous alert; marks `deadLetterIds` alerted
+   * in the same transaction.
+   */
+  recordAlerts(
+    occurrences: readonly AlertOccurrence[],
+    input: { now: number; windowMs: number; deadLetterIds?: readonly string[] },
+  ): Promise<void>;
+  /** Alerts due at `now` and not delivered, oldest first. */
+  dueAlerts(now: number, limit: number): Promise<OutboxAlert[]>;
+  /** Marks an alert delivered, or counts a failed attempt and sets its next try. */
+  settleAlert(
+    id: string,
+    outcome:
+      | { delivered: true; now: number }
+      | { delivered: false; retryAt: number; error: string },
+  ): Promise<void>;
+  /** The kind of the condition family's latest alert (`threshold:<metric>:…`), or null. */
+  latestAlertKind(conditionPrefix: string): Promise<string | null>;
+  /** Receipts of accepted requests since `since` (ms) and how many of them were duplicates. */
+  receiptCounts(since: number): Promise<{ receipts: number; duplicates: number }>;
+}

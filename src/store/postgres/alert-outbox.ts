@@ -1,0 +1,108 @@
+import type pg from "pg";
+import { foldTarget, receiptIdFloor } from "../alert-fold.ts";
+import type { AlertOutboxStore, OutboxAlert } from "../alert-types.ts";
+import { withRetry, withTransaction } from "./connection.ts";
+import type { SchemaNames } from "./schema-names.ts";
+
+/**
+ * The alert outbox on PostgreSQL. Recording takes a transaction-scoped advisory lock per
+ * condition, so processes folding the same condition at once make one alert, not two.
+ *
+ * @example
+ * ```ts
+ * const outbox = alertOutboxPostgres(pool, schemaNames("hookinbox"));
+ * await outbox.dueAlerts(Date.now(), 50);
+ * ```
+ */
+export function alertOutboxPostgres(pool: pg.Pool, t: SchemaNames): AlertOutboxStore {
+  return {
+    async recordAlerts(occurrences, input) {
+      const now = Math.floor(input.now);
+      await withTransaction(pool, async (client) => {
+        for (const occurrence of occurrences) {
+          const payload = JSON.stringify(occurrence.payload);
+          await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [
+            `hookinbox-alert:${occurrence.condition}`,
+          ]);
+          const { rows } = await client.query<{ waiting: string | null; slot: string | null }>(
+            `SELECT (SELECT id FROM ${t.alert_outbox} WHERE condition = $1 AND attempts = 0
+                       AND delivered_at IS NULL AND slot_at > $2 ORDER BY slot_at DESC LIMIT 1) AS waiting,
+                    (SELECT max(slot_at) FROM ${t.alert_outbox} WHERE condition = $1)::text AS slot`,
+            [occurrence.condition, now],
+          );
+          const row = rows[0];
+          const target = foldTarget({
+            waiting: row?.waiting ?? null,
+            lastSlot: row?.slot == null ? null : Number(row.slot),
+            now,
+            windowMs: input.windowMs,
+          });
+          if ("foldInto" in target) {
+            await client.query(
+              `UPDATE ${t.alert_outbox} SET count = count + 1, payload = $2, last_at = $3 WHERE id = $1`,
+              [target.foldInto, payload, now],
+            );
+          } else {
+            await client.query(
+              `INSERT INTO ${t.alert_outbox} (id, condition, kind, payload, created_at, last_at, slot_at, due_at)
+               VALUES ($1, $2, $3, $4, $5, $5, $6, $6)`,
+              [target.id, occurrence.condition, occurrence.kind, payload, now, target.newSlot],
+            );
+          }
+        }
+        if (input.deadLetterIds && input.deadLetterIds.length > 0) {
+          await client.query(
+            `UPDATE ${t.deliveries} SET alerted_at = $2
+             WHERE id = ANY($1::text[]) AND status = 'dead' AND alerted_at IS NULL`,
+            [input.deadLetterIds, now],
+          );
+        }
+      });
+    },
+    async dueAlerts(now, limit) {
+      const { rows } = await withRetry(() =>
+        pool.query<OutboxAlert>(
+          `SELECT id, condition, kind, payload, count, created_at::float8 AS "createdAt",
+                  last_at::float8 AS "lastAt", attempts
+           FROM ${t.alert_outbox} WHERE delivered_at IS NULL AND due_at <= $1
+           ORDER BY due_at, id LIMIT $2`,
+          [Math.floor(now), limit],
+        ),
+      );
+      return rows;
+    },
+    async settleAlert(id, outcome) {
+      await withRetry(() =>
+        outcome.delivered
+          ? pool.query(
+              `UPDATE ${t.alert_outbox} SET delivered_at = $2, attempts = attempts + 1, last_error = NULL WHERE id = $1`,
+              [id, Math.floor(outcome.now)],
+            )
+          : pool.query(
+              `UPDATE ${t.alert_outbox} SET due_at = $2, attempts = attempts + 1, last_error = $3 WHERE id = $1`,
+              [id, Math.floor(outcome.retryAt), outcome.error],
+            ),
+      );
+    },
+    async latestAlertKind(prefix) {
+      const { rows } = await withRetry(() =>
+        pool.query<{ kind: string }>(
+          `SELECT kind FROM ${t.alert_outbox} WHERE starts_with(condition, $1)
+           ORDER BY last_at DESC, id DESC LIMIT 1`,
+          [prefix],
+        ),
+      );
+      return rows[0]?.kind ?? null;
+    },
+    async receiptCounts(since) {
+      const { rows } = await withRetry(() =>
+        pool.query<{ receipts: number; duplicates: number }>(
+          `SELECT count(*)::int AS receipts, count(*) FILTER (WHERE duplicate)::int AS duplicates
+           FROM ${t.receipts} WHERE id >= $1 AND received_at >= $2 AND event_id IS NOT NULL`,
+          [receiptIdFloor(since), Math.floor(since)],
+        ),
+      );
+      return rows[0] ?? { receipts: 0, duplicates: 0 };
+    },
+  };
+}

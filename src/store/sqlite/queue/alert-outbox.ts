@@ -1,0 +1,89 @@
+import type Database from "better-sqlite3";
+import { foldTarget, receiptIdFloor } from "../../alert-fold.ts";
+import type { AlertOccurrence, OutboxAlert } from "../../alert-types.ts";
+
+/**
+ * Prepares the alert outbox on SQLite: `record` (a write, inside the caller's transaction, with
+ * the dead-letter marks), `due`, `settle` and the reads thresholds need.
+ *
+ * @example
+ * ```ts
+ * const outbox = prepareAlertOutbox(db);
+ * outbox.record([{ condition: "dead-letter:stripe:app", kind: "dead-letter", payload }], { now, windowMs });
+ * ```
+ */
+export function prepareAlertOutbox(db: Database.Database) {
+  const waiting = db.prepare<[string, number], { id: string }>(
+    `SELECT id FROM alert_outbox WHERE condition = ? AND attempts = 0 AND delivered_at IS NULL
+       AND slot_at > ? ORDER BY slot_at DESC LIMIT 1`,
+  );
+  const lastSlot = db.prepare<[string], { slot: number | null }>(
+    "SELECT max(slot_at) AS slot FROM alert_outbox WHERE condition = ?",
+  );
+  const fold = db.prepare(
+    "UPDATE alert_outbox SET count = count + 1, payload = @payload, last_at = @now WHERE id = @id",
+  );
+  const insert = db.prepare(
+    `INSERT INTO alert_outbox (id, condition, kind, payload, created_at, last_at, slot_at, due_at)
+     VALUES (@id, @condition, @kind, @payload, @now, @now, @slot, @slot)`,
+  );
+  const mark = db.prepare(
+    `UPDATE deliveries SET alerted_at = @now
+     WHERE id IN (SELECT value FROM json_each(@ids)) AND status = 'dead' AND alerted_at IS NULL`,
+  );
+  const due = db.prepare<[number, number], OutboxAlert>(
+    `SELECT id, condition, kind, payload, count, created_at AS createdAt, last_at AS lastAt, attempts
+     FROM alert_outbox WHERE delivered_at IS NULL AND due_at <= ? ORDER BY due_at, id LIMIT ?`,
+  );
+  const delivered = db.prepare(
+    "UPDATE alert_outbox SET delivered_at = @now, attempts = attempts + 1, last_error = NULL WHERE id = @id",
+  );
+  const failed = db.prepare(
+    "UPDATE alert_outbox SET due_at = @retryAt, attempts = attempts + 1, last_error = @error WHERE id = @id",
+  );
+  const latest = db.prepare<[{ prefix: string }], { kind: string }>(
+    `SELECT kind FROM alert_outbox WHERE substr(condition, 1, length(@prefix)) = @prefix
+     ORDER BY last_at DESC, id DESC LIMIT 1`,
+  );
+  const receipts = db.prepare<[string, number], { receipts: number; duplicates: number | null }>(
+    `SELECT count(*) AS receipts, sum(duplicate) AS duplicates FROM receipts
+     WHERE id >= ? AND received_at >= ? AND event_id IS NOT NULL`,
+  );
+  return {
+    record(
+      occurrences: readonly AlertOccurrence[],
+      input: { now: number; windowMs: number; deadLetterIds?: readonly string[] },
+    ): void {
+      const now = Math.floor(input.now);
+      for (const occurrence of occurrences) {
+        const payload = JSON.stringify(occurrence.payload);
+        const target = foldTarget({
+          waiting: waiting.get(occurrence.condition, now)?.id ?? null,
+          lastSlot: lastSlot.get(occurrence.condition)?.slot ?? null,
+          now,
+          windowMs: input.windowMs,
+        });
+        if ("foldInto" in target) fold.run({ id: target.foldInto, payload, now });
+        else insert.run({ ...occurrence, id: target.id, payload, now, slot: target.newSlot });
+      }
+      if (input.deadLetterIds && input.deadLetterIds.length > 0) {
+        mark.run({ ids: JSON.stringify(input.deadLetterIds), now });
+      }
+    },
+    due: (now: number, limit: number) => due.all(Math.floor(now), limit),
+    settle(
+      id: string,
+      outcome:
+        | { delivered: true; now: number }
+        | { delivered: false; retryAt: number; error: string },
+    ): void {
+      if (outcome.delivered) delivered.run({ id, now: Math.floor(outcome.now) });
+      else failed.run({ id, retryAt: Math.floor(outcome.retryAt), error: outcome.error });
+    },
+    latestKind: (prefix: string) => latest.get({ prefix })?.kind ?? null,
+    receiptCounts(since: number) {
+      const row = receipts.get(receiptIdFloor(since), Math.floor(since));
+      return { receipts: row?.receipts ?? 0, duplicates: row?.duplicates ?? 0 };
+    },
+  };
+}

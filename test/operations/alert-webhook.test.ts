@@ -1,0 +1,223 @@
+// Alert delivery: alerts.webhook receives Standard Webhooks messages from the store's outbox,
+// verified here with the `standardwebhooks` package on a real loopback receiver, on both stores.
+import { Webhook } from "standardwebhooks";
+import { afterEach, describe, expect, it } from "vitest";
+import { PermanentError } from "../../src/handlers/errors.ts";
+import { manualClock, processingInbox, until } from "../helpers/processing.ts";
+import { type ReceivedRequest, type Receiver, startReceiver } from "../helpers/receiver.ts";
+import { storeFactories, type TestStore } from "../helpers/stores.ts";
+
+const alertSecret = "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD";
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface AlertMessage {
+  readonly type: string;
+  readonly data: {
+    readonly alertId: string;
+    readonly condition: string;
+    readonly kind: string;
+    readonly count: number;
+    readonly details: Record<string, unknown>;
+  };
+}
+
+/** Verifies one received alert with the official package and returns it with its webhook-id. */
+function verified(request: ReceivedRequest): AlertMessage & { webhookId: string } {
+  const message = new Webhook(alertSecret).verify(
+    request.body.toString("utf8"),
+    request.headers,
+  ) as AlertMessage;
+  return { ...message, webhookId: request.headers["webhook-id"] ?? "" };
+}
+
+/** The 2xx-answered alerts (what the operator actually got). */
+function delivered(receiver: Receiver, statuses: number[]) {
+  return receiver.requests.filter((_, index) => (statuses[index] ?? 200) < 300).map(verified);
+}
+
+describe.each(storeFactories())("alert webhook on $name", (factory) => {
+  async function setup(input: {
+    alerts: Record<string, unknown>;
+    handler?: (event: { payload: unknown }) => Promise<void>;
+    retry?: Record<string, unknown>;
+    statuses?: number[];
+  }) {
+    const store: TestStore = await factory.open();
+    cleanups.push(() => store.cleanup());
+    const statuses = input.statuses ?? [];
+    const receiver = await startReceiver((_, index) => ({ status: statuses[index] ?? 200 }));
+    cleanups.push(() => receiver.close());
+    const clock = manualClock();
+    const env = processingInbox(
+      {
+        store: store.url,
+        handlers: {
+          "std:*":
+            input.handler ??
+            (async () => {
+              throw new PermanentError("order does not exist");
+            }),
+        },
+        ...(input.retry ? { retry: input.retry } : {}),
+        worker: { pollInterval: "20ms", lease: "30s" },
+        alerts: { webhook: { url: receiver.url, secret: alertSecret }, ...input.alerts },
+      },
+      { now: clock.now, random: () => 1 },
+    );
+    cleanups.push(env.cleanup);
+    const outbox = () =>
+      store.rows<{ id: string; count: number; attempts: number; delivered_at: number | null }>(
+        "SELECT id, count, attempts, delivered_at FROM alert_outbox ORDER BY slot_at, id",
+      );
+    /** Waits until every alert that is due has been answered 2xx. */
+    const settled = () =>
+      until(async () => {
+        const rows = await store.rows<{ n: number }>(
+          "SELECT count(*) AS n FROM alert_outbox WHERE delivered_at IS NULL AND due_at <= ?",
+          [clock.now()],
+        );
+        return rows[0]?.n === 0;
+      });
+    return { env, receiver, clock, statuses, outbox, settled, store };
+  }
+
+  it("sends exactly one signed alert per dead letter, each with its own webhook-id", async () => {
+    const t = await setup({ alerts: { window: "0s" } });
+    t.env.inbox.startWorker();
+    for (const id of ["msg_a", "msg_b", "msg_c"]) await t.env.post(id, { type: "t" });
+    await until(async () => (await t.outbox()).length === 3, 10_000, "3 outbox rows");
+    await t.settled();
+    const alerts = delivered(t.receiver, t.statuses);
+    expect(alerts).toHaveLength(3);
+    expect(t.receiver.requests).toHaveLength(3);
+    expect(new Set(alerts.map((a) => a.webhookId)).size).toBe(3);
+    expect(new Set(alerts.map((a) => a.data.details.deliveryId)).size).toBe(3);
+    for (const alert of alerts) {
+      expect(alert.type).toBe("hookinbox.alert.dead-letter");
+      expect(alert.data.count).toBe(1);
+      expect(alert.data.condition).toBe("dead-letter:std:std:*");
+      expect(alert.data.alertId).toBe(alert.webhookId);
+      expect(alert.data.details.lastError).toBe("PermanentError: order does not exist");
+    }
+    // The dead letters are marked alerted in the transaction that wrote the rows: no second pass.
+    expect(
+      await t.store.count("SELECT count(*) AS n FROM deliveries WHERE alerted_at IS NOT NULL"),
+    ).toBe(3);
+    expect(await t.outbox()).toHaveLength(3);
+  });
+
+  it("folds a burst of one condition into one alert per window with the exact count", async () => {
+    const t = await setup({ alerts: { window: "10s" } });
+    t.env.inbox.startWorker();
+    for (const id of ["msg_1", "msg_2", "msg_3", "msg_4", "msg_5"]) {
+      await t.env.post(id, { type: "t" });
+    }
+    await until(
+      async () =>
+        (await t.store.count(
+          "SELECT count(*) AS n FROM deliveries WHERE alerted_at IS NOT NULL",
+        )) === 5,
+      10_000,
+      "5 dead letters alerted",
+    );
+    await t.settled();
+    // The first went out at once; the other four wait for the window's end in one alert.
+    expect(delivered(t.receiver, t.statuses).map((a) => a.data.count)).toEqual([1]);
+    expect((await t.outbox()).map((row) => row.count)).toEqual([1, 4]);
+    t.clock.advance(10_000);
+    await until(() => t.receiver.requests.length === 2, 10_000, "the folded alert");
+    await t.settled();
+    const alerts = delivered(t.receiver, t.statuses);
+    expect(alerts.map((a) => a.data.count)).toEqual([1, 4]);
+    expect(new Set(alerts.map((a) => a.webhookId)).size).toBe(2);
+    expect(t.receiver.requests).toHaveLength(2);
+  });
+
+  it("retries a failing receiver with the same webhook-id until it answers 2xx, once", async () => {
+    const t = await setup({ alerts: { window: "0s" }, statuses: [500, 503, 200] });
+    t.env.inbox.startWorker();
+    await t.env.post("msg_retry", { type: "t" });
+    await until(() => t.receiver.requests.length === 1, 10_000, "first attempt");
+    // Backoff: 5s after the first failure, 10s after the second.
+    await until(async () => (await t.outbox())[0]?.attempts === 1);
+    t.clock.advance(5_000);
+    await until(() => t.receiver.requests.length === 2, 10_000, "second attempt");
+    await until(async () => (await t.outbox())[0]?.attempts === 2);
+    t.clock.advance(10_000);
+    await until(() => t.receiver.requests.length === 3, 10_000, "third attempt");
+    await t.settled();
+    const ids = t.receiver.requests.map((r) => verified(r).webhookId);
+    expect(new Set(ids).size).toBe(1);
+    expect(delivered(t.receiver, t.statuses)).toHaveLength(1);
+    const rows = await t.outbox();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.attempts).toBe(3);
+    expect(rows[0]?.delivered_at).not.toBeNull();
+  });
+
+  it("alerts once when the oldest unprocessed age crosses its threshold and once when it recovers", async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const t = await setup({
+      alerts: { window: "1m", thresholds: { oldestUnprocessedAge: "5s" } },
+      handler: () => gate,
+    });
+    t.env.inbox.startWorker();
+    await t.env.post("msg_slow", { type: "t" });
+    t.clock.advance(6_000);
+    await until(() => t.receiver.requests.length === 1, 10_000, "crossed alert");
+    await t.settled();
+    release();
+    await until(() => t.receiver.requests.length === 2, 10_000, "recovered alert");
+    await t.settled();
+    const alerts = delivered(t.receiver, t.statuses);
+    expect(alerts.map((a) => a.type)).toEqual([
+      "hookinbox.alert.threshold-crossed",
+      "hookinbox.alert.threshold-recovered",
+    ]);
+    expect(alerts.map((a) => a.data.details.metric)).toEqual([
+      "oldest-unprocessed-age",
+      "oldest-unprocessed-age",
+    ]);
+    expect(alerts[0]?.data.details.value).toBe(6_000);
+    expect(alerts[1]?.data.details.value).toBe(0);
+    // Later passes see no change: still exactly two outbox rows.
+    await until(async () => (await t.outbox()).length === 2);
+    expect(t.receiver.requests).toHaveLength(2);
+  });
+
+  it("alerts once when the duplicate rate crosses its threshold and once when it recovers", async () => {
+    const t = await setup({
+      alerts: { window: "10s", thresholds: { duplicateRate: 0.5 } },
+      handler: async () => undefined,
+    });
+    t.env.inbox.startWorker();
+    await t.env.post("msg_dup", { type: "t" });
+    await t.env.post("msg_dup", { type: "t" });
+    await t.env.post("msg_dup", { type: "t" });
+    await until(() => t.receiver.requests.length === 1, 10_000, "crossed alert");
+    await t.settled();
+    // The three receipts leave the 10s window: the rate is 0 again.
+    t.clock.advance(11_000);
+    await until(() => t.receiver.requests.length === 2, 10_000, "recovered alert");
+    await t.settled();
+    const alerts = delivered(t.receiver, t.statuses);
+    expect(alerts.map((a) => [a.type, a.data.count])).toEqual([
+      ["hookinbox.alert.threshold-crossed", 1],
+      ["hookinbox.alert.threshold-recovered", 1],
+    ]);
+    expect(alerts[0]?.data.details).toMatchObject({
+      metric: "duplicate-rate",
+      value: 2 / 3,
+      receipts: 3,
+    });
+    expect(alerts[1]?.data.details).toMatchObject({ value: 0, receipts: 0 });
+    expect(await t.outbox()).toHaveLength(2);
+  });
+});
