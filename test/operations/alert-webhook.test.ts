@@ -82,7 +82,21 @@ describe.each(storeFactories())("alert webhook on $name", (factory) => {
         );
         return rows[0]?.n === 0;
       });
-    return { env, receiver, clock, statuses, outbox, settled, store };
+    /** Another inbox (a restarted process) on the same store and clock. */
+    const reopen = () => {
+      const again = processingInbox(
+        {
+          store: store.url,
+          handlers: { "std:*": async () => undefined },
+          worker: { pollInterval: "20ms", lease: "30s" },
+          alerts: { webhook: { url: receiver.url, secret: alertSecret }, ...input.alerts },
+        },
+        { now: clock.now, random: () => 1 },
+      );
+      cleanups.push(again.cleanup);
+      return again;
+    };
+    return { env, receiver, clock, statuses, outbox, settled, store, reopen };
   }
 
   it("sends exactly one signed alert per dead letter, each with its own webhook-id", async () => {
@@ -157,6 +171,24 @@ describe.each(storeFactories())("alert webhook on $name", (factory) => {
     expect(rows).toHaveLength(1);
     expect(rows[0]?.attempts).toBe(3);
     expect(rows[0]?.delivered_at).not.toBeNull();
+  });
+
+  it("keeps an unanswered alert across a restart and sends it again with the same webhook-id", async () => {
+    const t = await setup({ alerts: { window: "0s" }, statuses: [500, 200] });
+    t.env.inbox.startWorker();
+    await t.env.post("msg_restart", { type: "t" });
+    await until(async () => (await t.outbox())[0]?.attempts === 1, 10_000, "first attempt");
+    await t.env.cleanup();
+    expect(t.receiver.requests).toHaveLength(1);
+    t.clock.advance(5_000);
+    const restarted = t.reopen();
+    restarted.inbox.startWorker();
+    await until(() => t.receiver.requests.length === 2, 10_000, "attempt after restart");
+    await t.settled();
+    const ids = t.receiver.requests.map((r) => verified(r).webhookId);
+    expect(ids[0]).toBe(ids[1]);
+    expect(delivered(t.receiver, t.statuses)).toHaveLength(1);
+    expect(await t.outbox()).toHaveLength(1);
   });
 
   it("alerts once when the oldest unprocessed age crosses its threshold and once when it recovers", async () => {
