@@ -3,6 +3,7 @@
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { PermanentError } from "../../src/handlers/errors.ts";
+import { destination, forwardingInbox, receiver } from "../forward/forward-env.ts";
 import { manualClock, processingInbox, until } from "../helpers/processing.ts";
 import { type ReceivedRequest, type Receiver, startReceiver } from "../helpers/receiver.ts";
 import { storeFactories, type TestStore } from "../helpers/stores.ts";
@@ -189,6 +190,31 @@ describe.each(storeFactories())("alert webhook on $name", (factory) => {
     expect(ids[0]).toBe(ids[1]);
     expect(delivered(t.receiver, t.statuses)).toHaveLength(1);
     expect(await t.outbox()).toHaveLength(1);
+  });
+
+  it("sends one alert when a destination answers 410 Gone and is disabled", async () => {
+    const app = await receiver(() => ({ status: 410 }));
+    const ops = await receiver();
+    const env = await forwardingInbox(
+      factory,
+      { app: destination(app.url) },
+      { alerts: { webhook: { url: ops.url, secret: alertSecret }, window: "0s" } },
+    );
+    env.inbox.startWorker();
+    const { eventId } = await env.post("msg_gone", { type: "t" });
+    await until(() => ops.requests.length === 1, 10_000, "the disabled alert");
+    const alert = verified(ops.requests[0]!);
+    expect(alert.type).toBe("hookinbox.alert.destination-disabled");
+    expect(alert.data).toMatchObject({ condition: "destination-disabled:app", count: 1 });
+    expect(alert.data.details).toMatchObject({ destination: "app", eventId });
+    await until(
+      async () =>
+        (await env.store.count(
+          "SELECT count(*) AS n FROM alert_outbox WHERE delivered_at IS NOT NULL",
+        )) === 1,
+    );
+    expect(await env.store.count("SELECT count(*) AS n FROM alert_outbox")).toBe(1);
+    expect(app.requests).toHaveLength(1);
   });
 
   it("alerts once when the oldest unprocessed age crosses its threshold and once when it recovers", async () => {
