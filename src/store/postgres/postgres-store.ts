@@ -15,7 +15,7 @@ import { claimPostgres, completePostgres, failPostgres, leasesPostgres } from ".
 import { replayPostgres } from "./replay.ts";
 import { reportsPostgres } from "./reports.ts";
 import { schemaNames } from "./schema-names.ts";
-import { explainStartupError } from "./startup-errors.ts";
+import { explainStartupError, isSchemaMissing } from "./startup-errors.ts";
 
 /** A PostgreSQL store: the Store contract plus the pool's own lifecycle. */
 export interface PostgresStore extends Store {
@@ -83,29 +83,55 @@ export function openPostgresStore(
     return track(work());
   };
 
+  /** Migrates over the direct URL when there is one (DDL never sits behind a pooler's limits). */
+  const migrateNow = async () => {
+    if (!url.directUrl) return withRetry(() => migratePostgres(pool, url.schema));
+    const direct = createPool(url, warn, url.directUrl, 1);
+    try {
+      return await withRetry(() => migratePostgres(direct, url.schema));
+    } finally {
+      await direct.end();
+    }
+  };
+  // The schema can vanish under a running store (schema dropped, database dropped and created
+  // empty). Work that finds it missing re-applies the migrations once (one at a time across
+  // callers) and runs again, so ingest heals without a restart; until then it fails as before
+  // (503, /readyz false).
+  let remigrating: Promise<unknown> | null = null;
+  const healSchema = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (closed || !isSchemaMissing(error)) throw error;
+      remigrating ??= migrateNow()
+        .then((report) => {
+          options.logger?.warn(
+            { code: "HOOKINBOX_STORE_UNAVAILABLE", applied: report.applied.length },
+            `PostgreSQL schema ${url.schema} was missing; migrations re-applied`,
+          );
+        })
+        .finally(() => {
+          remigrating = null;
+        });
+      await remigrating;
+      return work();
+    }
+  };
+
   return {
     kind: "postgres",
     schema: url.schema,
     async migrate() {
       open();
-      if (!url.directUrl) {
-        return withRetry(() => migratePostgres(pool, url.schema)).catch((error: unknown) => {
-          throw explainStartupError(error, url.connectionString);
-        });
-      }
-      // Migrations over the direct URL (DDL and its locks never sit behind a pooler's limits).
-      const direct = createPool(url, warn, url.directUrl, 1);
-      try {
-        return await withRetry(() => migratePostgres(direct, url.schema));
-      } catch (error) {
-        throw explainStartupError(error, url.directUrl);
-      } finally {
-        await direct.end();
-      }
+      return migrateNow().catch((error: unknown) => {
+        throw explainStartupError(error, url.directUrl ?? url.connectionString);
+      });
     },
     async accept(input) {
       open();
-      return track(acceptPostgres(pool, t, channel, input, options.audit ?? true));
+      return track(
+        healSchema(() => acceptPostgres(pool, t, channel, input, options.audit ?? true)),
+      );
     },
     recordRejection: (input) => run(() => recordRejectionPostgres(pool, t, input)),
     pruneRejections: (before, limit) => run(() => pruneRejectionsPostgres(pool, t, before, limit)),
@@ -120,10 +146,12 @@ export function openPostgresStore(
     listReceipts: (query) => run(() => listReceiptsPostgres(pool, t, query)),
     async ping() {
       open();
-      await withRetry(() =>
-        pool.query(
-          `INSERT INTO ${t.hookinbox_heartbeat} (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = excluded.at`,
-          [Date.now()],
+      await healSchema(() =>
+        withRetry(() =>
+          pool.query(
+            `INSERT INTO ${t.hookinbox_heartbeat} (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = excluded.at`,
+            [Date.now()],
+          ),
         ),
       );
     },
@@ -151,7 +179,7 @@ export function openPostgresStore(
       return () => listeners.delete(listener);
     },
 
-    claimDeliveries: (input) => run(() => claimPostgres(pool, t, input)),
+    claimDeliveries: (input) => run(() => healSchema(() => claimPostgres(pool, t, input))),
     extendLeases: (workerId, ids, until) => run(() => leases.extend(workerId, ids, until)),
     completeDelivery: (input, work) => run(() => completePostgres(pool, t, input, "done", work)),
     failDelivery: (input) => run(() => failPostgres(pool, t, input)),

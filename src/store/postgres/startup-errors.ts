@@ -58,6 +58,24 @@ export function explainStartupError(error: unknown, connectionString: string): u
   return error;
 }
 
+/** SQLSTATEs of a schema that is gone: undefined table, undefined function, invalid schema. */
+const schemaMissingStates = new Set(["42P01", "42883", "3F000"]);
+
+/**
+ * Whether an error (or its cause) says hookinbox's schema is missing: dropped, or the database
+ * was recreated empty.
+ *
+ * @example
+ * ```ts
+ * if (isSchemaMissing(error)) await store.migrate();
+ * ```
+ */
+export function isSchemaMissing(error: unknown): boolean {
+  return chain(error).some(
+    (link) => typeof link.code === "string" && schemaMissingStates.has(link.code),
+  );
+}
+
 function wrap(
   code: "HOOKINBOX_STORE_DATABASE_MISSING" | "HOOKINBOX_STORE_UNREACHABLE",
   detail: string,
