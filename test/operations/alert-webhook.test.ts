@@ -2,6 +2,7 @@
 // verified here with the `standardwebhooks` package on a real loopback receiver, on both stores.
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config/resolve.ts";
 import { PermanentError } from "../../src/handlers/errors.ts";
 import { destination, forwardingInbox, receiver } from "../forward/forward-env.ts";
 import { manualClock, processingInbox, until } from "../helpers/processing.ts";
@@ -39,6 +40,48 @@ function verified(request: ReceivedRequest): AlertMessage & { webhookId: string 
 function delivered(receiver: Receiver, statuses: number[]) {
   return receiver.requests.filter((_, index) => (statuses[index] ?? 200) < 300).map(verified);
 }
+
+describe("alerts config", () => {
+  it("resolves the webhook, thresholds and a 5m default window", () => {
+    const config = resolveConfig(
+      {
+        alerts: {
+          webhook: { url: "https://ops.example.com/a", secret: { env: "ALERT_SECRET" } },
+          thresholds: { oldestUnprocessedAge: "10m", duplicateRate: 0.5 },
+        },
+      },
+      { ALERT_SECRET: alertSecret },
+    );
+    expect(config.alerts.webhook?.url).toBe("https://ops.example.com/a");
+    expect(config.alerts.webhook?.secret.value).toBe(alertSecret);
+    expect(config.alerts.thresholds).toEqual({
+      oldestUnprocessedAgeMs: 600_000,
+      duplicateRate: 0.5,
+    });
+    expect(config.alerts.windowMs).toBe(300_000);
+  });
+
+  it("refuses a secret that is not a Standard Webhooks secret, and a rate above 1", () => {
+    const thrown = (config: unknown) => {
+      try {
+        resolveConfig(config, {});
+      } catch (error) {
+        return error as { code: string; message: string };
+      }
+      throw new Error("expected the config to be refused");
+    };
+    const secret = thrown({
+      alerts: { webhook: { url: "https://ops.example.com/a", secret: "plain" } },
+    });
+    expect(secret.code).toBe("HOOKINBOX_CONFIG_INVALID");
+    expect(secret.message).toContain(
+      'alerts.webhook.secret: expected a Standard Webhooks secret ("whsec_" followed by base64)',
+    );
+    const rate = thrown({ alerts: { thresholds: { duplicateRate: 1.5 } } });
+    expect(rate.code).toBe("HOOKINBOX_CONFIG_INVALID");
+    expect(rate.message).toContain("alerts.thresholds.duplicateRate");
+  });
+});
 
 describe.each(storeFactories())("alert webhook on $name", (factory) => {
   async function setup(input: {
