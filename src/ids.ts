@@ -68,3 +68,16 @@ export function ulid(now: number = Date.now()): string {
   lastRandom = new Uint8Array(randomBytes(10));
   return encodeTime(now) + encodeRandom(lastRandom);
 }
+
+/**
+ * The 10-character time prefix of ULIDs made at `ms`: every id made earlier sorts below
+ * `prefix + "0…"`, so a time bound becomes a primary-key range.
+ *
+ * @example
+ * ```ts
+ * `evt_${ulidTimePrefix(Date.now() - 86_400_000)}`; // ids of events from more than a day ago sort below this
+ * ```
+ */
+export function ulidTimePrefix(ms: number): string {
+  return encodeTime(Math.max(0, Math.floor(ms)));
+}

@@ -110,6 +110,8 @@ export interface StoredEventForLeaf {
   readonly receivedAt: number;
   readonly body: Uint8Array;
   readonly headers: ReadonlyArray<readonly [string, string]>;
+  /** For a purged event: the digests it had (body and headers are then empty). */
+  readonly purged?: { readonly bodySha256: Uint8Array; readonly headersSha256: Uint8Array } | null;
 }
 
 /**
@@ -121,12 +123,16 @@ export interface StoredEventForLeaf {
  * ```
  */
 export function leafFieldsOf(seq: number, event: StoredEventForLeaf): LeafFields {
+  // The kept digests stand in only for an emptied payload: a body put back into a purged row is
+  // hashed as it is, so it cannot pass for the one the leaf committed to.
+  const purged =
+    event.body.length === 0 && event.headers.length === 0 ? (event.purged ?? null) : null;
   return {
     seq,
     source: event.source,
     dedupKey: event.dedupKey,
     receivedAt: event.receivedAt,
-    bodySha256: sha256(event.body),
-    headersSha256: sha256(canonicalHeaders(event.headers)),
+    bodySha256: purged?.bodySha256 ?? sha256(event.body),
+    headersSha256: purged?.headersSha256 ?? sha256(canonicalHeaders(event.headers)),
   };
 }

@@ -151,7 +151,12 @@ export async function verifyLog(
         return fail(range.size, null, `leaf ${range.size} is missing (next is ${record.seq})`);
       }
       if (!record.event) return fail(record.seq, record.eventId, "the leaf's event row is missing");
-      const recomputed = leafHash(encodeLeaf(leafFieldsOf(record.seq, record.event)));
+      let recomputed: Buffer;
+      try {
+        recomputed = leafHash(encodeLeaf(leafFieldsOf(record.seq, record.event)));
+      } catch {
+        return fail(record.seq, record.eventId, "the purged event's stored digests are malformed");
+      }
       if (!recomputed.equals(record.hash)) {
         return fail(record.seq, record.eventId, "the event as stored does not match its leaf");
       }

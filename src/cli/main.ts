@@ -9,6 +9,7 @@ import { eventsCommand } from "./events.ts";
 import { migrateCommand } from "./migrate.ts";
 import { probeCommand } from "./probe.ts";
 import { replayCommand } from "./replay.ts";
+import { retentionCommand } from "./retention.ts";
 import { retryCommand } from "./retry.ts";
 import { sendCommand } from "./send.ts";
 import { startCommand } from "./start.ts";
@@ -59,6 +60,7 @@ Usage:
   hookinbox audit prove <eventId> [--size N]              the event's inclusion proof
   hookinbox audit consistency --from N [--to N]           proof that the log of N leaves is a prefix of the later one
   hookinbox audit verify [--head FILE] [--key HEX]        recheck every event and leaf against a trusted head (exit 1 names the first bad one)
+  hookinbox retention run [--dry-run]                     purge payloads older than retention.payloads (finished events only; proofs still verify)
 
 Config: hookinbox.config.ts | .mjs | .js | .json in the current folder, or --config.
 `;
@@ -104,6 +106,8 @@ export async function main(argv: string[], given?: CliContext): Promise<number> 
         return await effectsCommand(ctx, args);
       case "audit":
         return await auditCommand(ctx, args);
+      case "retention":
+        return await retentionCommand(ctx, args);
       case undefined:
       case "--version":
       case "-v":

@@ -384,6 +384,12 @@ export const configSchema = z.strictObject({
     .optional(),
   admin: z.strictObject({ token: secretSchema.optional() }).optional(),
   /**
+   * Retention. `payloads`: bodies and headers of events older than this are purged by
+   * `hookinbox retention run` once every delivery of the event is finished; the event row, its
+   * digests and its audit leaf stay, so proofs still verify. Off when unset.
+   */
+  retention: z.strictObject({ payloads: duration.optional() }).optional(),
+  /**
    * The tamper-evident log (on by default): every accepted event is a Merkle leaf; heads are
    * signed with `key` (Ed25519; default `HOOKINBOX_AUDIT_KEY`, else a key file made on first
    * start), every `headInterval` when the log grew (default 1m), and sent to `witness`.

@@ -9,6 +9,9 @@ export interface LeafJoinRow {
   dedup_key: string;
   received_at: number | string;
   body: Buffer;
+  purged_at: number | string | null;
+  body_sha256: Buffer | null;
+  headers_sha256: Buffer | null;
 }
 
 /**
@@ -37,6 +40,13 @@ export function leafRecordOf(
             receivedAt: Number(row.received_at),
             body: row.body,
             headers,
+            purged:
+              row.purged_at === null
+                ? null
+                : {
+                    bodySha256: row.body_sha256 ?? Buffer.alloc(0),
+                    headersSha256: row.headers_sha256 ?? Buffer.alloc(0),
+                  },
           },
   };
 }

@@ -18,6 +18,7 @@ export interface AuditLeafRecord {
     readonly receivedAt: number;
     readonly body: Buffer;
     readonly headers: Array<[string, string]>;
+    readonly purged: { readonly bodySha256: Buffer; readonly headersSha256: Buffer } | null;
   } | null;
 }
 

@@ -19,6 +19,7 @@ export interface EventIdentity {
 
 import type { AuditStore } from "./audit-types.ts";
 import type { DestinationStore } from "./forward-types.ts";
+import type { PurgeBatchInput, PurgeBatchResult } from "./purge-types.ts";
 import type { DeliveryView, QueueStore } from "./queue-types.ts";
 
 /** One verified, identified request to store. */
@@ -106,6 +107,8 @@ export interface EventDetail extends EventSummary {
   readonly version: number | null;
   readonly headers: Array<[string, string]>;
   readonly body: Uint8Array;
+  /** When retention purged its body and headers (both then empty; its audit leaf stays), or null. */
+  readonly purgedAt: string | null;
   readonly receipts: ReceiptView[];
   /** Its deliveries, oldest first, each with its attempt log. */
   readonly deliveries: DeliveryView[];
@@ -165,6 +168,11 @@ export interface Store extends QueueStore, DestinationStore, AuditStore {
    * how many. Accepted receipts are never touched.
    */
   pruneRejections(before: number, limit: number): Promise<number>;
+  /**
+   * Purges one batch of payloads (retention): bodies and headers of events received before
+   * `before` whose deliveries are all finished, keeping their digests and audit leaves.
+   */
+  purgePayloads(input: PurgeBatchInput): Promise<PurgeBatchResult>;
   /** Newest first, paginated by an opaque cursor. Never loads more than `limit` rows. */
   listEvents(query: EventQuery): Promise<EventPage>;
   getEvent(id: string): Promise<EventDetail | null>;

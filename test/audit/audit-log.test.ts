@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { encodeLeaf, leafFieldsOf } from "../../src/audit/leaf.ts";
 import {
   currentTree,
@@ -8,36 +8,19 @@ import {
   verifyLog,
 } from "../../src/audit/log.ts";
 import { leafHash, treeRoot, verifyConsistency, verifyInclusion } from "../../src/audit/merkle.ts";
-import { openStore } from "../../src/store/open-store.ts";
-import type { Store } from "../../src/store/types.ts";
-import { storeFactories, type TestStore } from "../helpers/stores.ts";
+import { storeFactories } from "../helpers/stores.ts";
 import { acceptInput } from "../store/conformance.ts";
+import { openedStore } from "./opened-store.ts";
 
 // The audit log on each store: accepts append leaves in their transaction (duplicates append
 // nothing), heads and proofs come from stored subtrees and match an in-memory tree of the same
 // events, and verify names the first tampered row.
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function opened(open: () => Promise<TestStore>): Promise<{ db: TestStore; store: Store }> {
-  const db = await open();
-  const store = openStore(db.url);
-  cleanups.push(async () => {
-    await store.close();
-    await db.cleanup();
-  });
-  await store.migrate();
-  return { db, store };
-}
-
 const body = (i: number) => new TextEncoder().encode(`{"id":"evt_${i}","n":${i}}`);
 
 describe.each(storeFactories())("audit log ($name)", ({ open }) => {
   it("appends one leaf per new event, none per duplicate, and proves every one", async () => {
-    const { db, store } = await opened(open);
+    const { db, store } = await openedStore(open);
     const inputs = Array.from({ length: 21 }, (_, i) =>
       acceptInput({
         body: body(i),
@@ -81,7 +64,7 @@ describe.each(storeFactories())("audit log ($name)", ({ open }) => {
   });
 
   it("verify names a changed body, a missing leaf and a truncated log", async () => {
-    const { db, store } = await opened(open);
+    const { db, store } = await openedStore(open);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       ids.push(

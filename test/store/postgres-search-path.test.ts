@@ -182,8 +182,9 @@ describe("PostgreSQL: hookinbox names its schema, the session keeps the database
       "005_destinations",
       "006_audit_log",
       "007_alert_outbox",
+      "008_payload_purge",
     ]);
-    expect(report.current).toBe(7);
+    expect(report.current).toBe(8);
     expect((await store.migrate()).applied).toEqual([]);
 
     await rows("CREATE TABLE credits (order_id text NOT NULL)");

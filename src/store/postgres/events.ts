@@ -88,7 +88,8 @@ export async function getEventPostgres(
 ): Promise<EventDetail | null> {
   const { rows } = await withRetry(() =>
     pool.query(
-      `SELECT id, source, dedup_key, type, occurred_at, ordering_key, version, status, received_at, body, headers
+      `SELECT id, source, dedup_key, type, occurred_at, ordering_key, version, status, received_at, body, headers,
+              purged_at
        FROM ${t.events} WHERE id = $1`,
       [id],
     ),
@@ -116,6 +117,7 @@ export async function getEventPostgres(
     version: row.version,
     headers: row.headers as Array<[string, string]>,
     body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength).slice(),
+    purgedAt: row.purged_at === null ? null : iso(row.purged_at),
     receipts: receipts.rows.map((r) => ({
       id: r.id,
       receivedAt: iso(r.received_at),

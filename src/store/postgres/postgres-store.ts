@@ -11,6 +11,7 @@ import { effectsPostgres } from "./effects.ts";
 import { getEventPostgres, listEventsPostgres, listReceiptsPostgres } from "./events.ts";
 import { listenForDeliveries } from "./listen.ts";
 import { migratePostgres } from "./migrate.ts";
+import { purgePayloadsPostgres } from "./purge-payloads.ts";
 import { claimPostgres, completePostgres, failPostgres, leasesPostgres } from "./queue.ts";
 import { replayPostgres } from "./replay.ts";
 import { reportsPostgres } from "./reports.ts";
@@ -224,6 +225,7 @@ export function openPostgresStore(
     auditLeafPage: (afterSeq, limit) => run(() => audit.auditLeafPage(afterSeq, limit)),
     auditUnloggedEvents: (afterId, limit) => run(() => audit.auditUnloggedEvents(afterId, limit)),
     saveTreeHead: (head) => run(() => audit.saveTreeHead(head)),
+    purgePayloads: (input) => run(() => purgePayloadsPostgres(pool, t, input)),
     latestTreeHead: () => run(() => audit.latestTreeHead()),
     treeHeadOfSize: (size) => run(() => audit.treeHeadOfSize(size)),
 

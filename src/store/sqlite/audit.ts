@@ -99,7 +99,8 @@ export function prepareAuditReads(db: Database.Database) {
     "SELECT seq, hash FROM audit_leaves WHERE event_id = ?",
   );
   const page = db.prepare<[number, number], LeafJoinRow & { headers: string | null }>(
-    `SELECT l.seq, l.event_id, l.hash, e.source, e.dedup_key, e.received_at, e.body, e.headers
+    `SELECT l.seq, l.event_id, l.hash, e.source, e.dedup_key, e.received_at, e.body, e.headers,
+            e.purged_at, e.body_sha256, e.headers_sha256
      FROM audit_leaves l LEFT JOIN events e ON e.id = l.event_id
      WHERE l.seq > ? ORDER BY l.seq LIMIT ?`,
   );

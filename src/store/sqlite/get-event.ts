@@ -3,7 +3,7 @@ import type { EventDetail, ReceiptView } from "../types.ts";
 
 const eventSql = `
   SELECT id, source, dedup_key, type, occurred_at, ordering_key, version, status, received_at,
-         body, headers
+         body, headers, purged_at
   FROM events WHERE id = ?`;
 
 // Rejections have no event_id, so they never appear here. Served by the partial
@@ -25,6 +25,7 @@ interface EventRow {
   received_at: number;
   body: Buffer;
   headers: string;
+  purged_at: number | null;
 }
 
 interface ReceiptRow {
@@ -77,6 +78,7 @@ export function prepareGetEvent(
       version: row.version,
       headers: JSON.parse(row.headers) as Array<[string, string]>,
       body: new Uint8Array(row.body),
+      purgedAt: row.purged_at === null ? null : new Date(row.purged_at).toISOString(),
       receipts: receiptViews,
     };
   };

@@ -317,6 +317,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     auditUnloggedEvents: (afterId, limit) =>
       read((current) => current.audit.unlogged(afterId, limit)),
     saveTreeHead: (head) => write("saveTreeHead", head),
+    purgePayloads: (input) => write("purgePayloads", input),
     latestTreeHead: () => read((current) => current.audit.latest()),
     treeHeadOfSize: (size) => read((current) => current.audit.ofSize(size)),
 

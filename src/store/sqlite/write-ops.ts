@@ -4,6 +4,7 @@ import { prepareAccept } from "./accept.ts";
 import { prepareSaveTreeHead } from "./audit.ts";
 import { prepareDestinationWrites } from "./forward/destinations.ts";
 import { preparePing } from "./ping.ts";
+import { prepareSqlitePurge } from "./purge-payloads.ts";
 import { prepareAlertOutbox } from "./queue/alert-outbox.ts";
 import { prepareClaimDeliveries } from "./queue/claim-deliveries.ts";
 import { prepareCompleteDelivery } from "./queue/complete-delivery.ts";
@@ -29,6 +30,7 @@ import { preparePruneRejections, prepareRecordRejection } from "./record-rejecti
 export function prepareWriteOps(db: Database.Database, now: () => number, audit = true) {
   const accept = prepareAccept(db, now, audit);
   const saveTreeHead = prepareSaveTreeHead(db);
+  const purgePayloads = prepareSqlitePurge(db);
   const recordRejection = prepareRecordRejection(db, now);
   const pruneRejections = preparePruneRejections(db);
   const ping = preparePing(db, now);
@@ -46,6 +48,7 @@ export function prepareWriteOps(db: Database.Database, now: () => number, audit 
     ...destinations,
     accept,
     saveTreeHead,
+    purgePayloads,
     recordRejection,
     pruneRejections,
     ping,
