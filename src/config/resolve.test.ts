@@ -34,6 +34,7 @@ describe("resolveConfig", () => {
       publicUrl: null,
       trustedProxies: null,
       rejectLimit: { max: 60, windowMs: 60_000 },
+      rejectedRetentionMs: 7 * 24 * 3600_000,
     });
     expect(config.admin.token).toBeNull();
     expect(config.sources.size).toBe(0);
