@@ -50,12 +50,18 @@ console.log(
   `fixed-rate generator: bench/ingest/paced-client.ts, open loop, ${FIXED_RATES.join(" and ")} req/s, 50 connections\n`,
 );
 
+/** The config of the scenarios that turn one feature off, to price it against "unique ids". */
+const offSettings: Partial<Record<string, Record<string, unknown>>> = {
+  "audit-off": { audit: { enabled: false } },
+  "metrics-off": { metrics: { enabled: false } },
+};
+
 /** Ceiling for slice sizes: bare's measured saturation rate (hookinbox cannot beat it). */
 let ceilingRps = 40_000;
 
 async function scenario(
   name: string,
-  kind: "bare" | "unique" | "duplicates",
+  kind: "bare" | "unique" | "duplicates" | "audit-off" | "metrics-off",
 ): Promise<ScenarioResult> {
   const dir = join(work, kind);
   mkdirSync(dir);
@@ -74,7 +80,7 @@ async function scenario(
     return file;
   };
   const server: ServerUnderTest =
-    kind === "bare" ? await startBare() : await startHookinbox(dir, profile);
+    kind === "bare" ? await startBare() : await startHookinbox(dir, profile, offSettings[kind]);
   const loads: LoadResult[] = [];
   const run = async (label: string, load: Promise<LoadResult>) => {
     const result = await load;
@@ -146,9 +152,18 @@ try {
       await scenario("bare node:http", "bare"),
       await scenario("hookinbox, unique ids", "unique"),
       await scenario("hookinbox, 50% duplicates", "duplicates"),
+      await scenario("hookinbox, unique ids, audit log off", "audit-off"),
+      await scenario("hookinbox, unique ids, metrics off", "metrics-off"),
     ];
     const table = printTable(results, FIXED_RATES);
     console.log(`\n${table}`);
+    const [, unique, , auditOff, metricsOff] = results;
+    const ratio = (on: ScenarioResult, off: ScenarioResult) =>
+      (on.sat.rps / off.sat.rps).toFixed(2);
+    console.log(
+      `feature cost at saturation: audit log on/off ${ratio(unique!, auditOff!)}×, ` +
+        `metrics on/off ${ratio(unique!, metricsOff!)}×`,
+    );
     if (args.has("--write-docs")) {
       if (results.some((r) => r.background > 15 || r.satCpu.restPct > REST_LIMIT)) {
         console.log("docs/BENCHMARKS.md NOT updated: other processes were using the CPU");

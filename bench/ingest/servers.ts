@@ -25,8 +25,13 @@ export function startBare(): Promise<ServerUnderTest> {
 /**
  * `hookinbox start` with a JSON config: an SQLite file in `dir`, one `stripe` source, default
  * ("info") logging. pino writes a line per webhook to stdout, which goes to /dev/null here.
+ * `settings` adds top-level config keys (`{ audit: { enabled: false } }` for the off scenario).
  */
-export function startHookinbox(dir: string, cpuProfile = false): Promise<ServerUnderTest> {
+export function startHookinbox(
+  dir: string,
+  cpuProfile = false,
+  settings: Record<string, unknown> = {},
+): Promise<ServerUnderTest> {
   const config = join(dir, "hookinbox.config.json");
   const store = `sqlite:${join(dir, "hookinbox.db")}`;
   writeFileSync(
@@ -34,6 +39,7 @@ export function startHookinbox(dir: string, cpuProfile = false): Promise<ServerU
     JSON.stringify({
       store,
       sources: { stripe: { provider: "stripe", secrets: [STRIPE_SECRET] } },
+      ...settings,
     }),
   );
   const profile = cpuProfile ? ["--cpu-prof", "--cpu-prof-dir", join(dir, "profile")] : [];
