@@ -3,10 +3,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type pg from "pg";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
 import { type GatewayProcess, spawnCommand } from "./gateway-process.ts";
+import { freshDatabase } from "./postgres.ts";
 import { secrets, standardRequest } from "./signers.ts";
 import { schemaPool } from "./stores.ts";
+import { tempDir } from "./temp.ts";
 
 /**
  * The user table the cluster handler writes one row into per run, in the transaction that
@@ -81,6 +84,43 @@ export async function spawnRole(
   if (role === "worker")
     return spawnCommand(dir, args, {}, { ready: /hookinbox worker (\S+) running/ });
   return spawnCommand(dir, [...args, "--port", "0"]);
+}
+
+/**
+ * The shared setup of a multi-process scale test file: a fresh PostgreSQL database and a temp
+ * dir for the file, and after each test every spawned process SIGKILLed and every pool ended.
+ *
+ * @example
+ * ```ts
+ * const cluster = useCluster();
+ * it("…", async () => { cluster.processes.push(await spawnRole(…)); });
+ * ```
+ */
+export function useCluster() {
+  const tmp = tempDir();
+  const processes: GatewayProcess[] = [];
+  const pools: pg.Pool[] = [];
+  let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+  beforeAll(async () => {
+    database = await freshDatabase();
+  });
+  afterAll(async () => {
+    await database?.cleanup();
+    tmp.cleanup();
+  });
+  afterEach(async () => {
+    await Promise.all(processes.splice(0).map(killHard));
+    await Promise.all(pools.splice(0).map((pool) => pool.end()));
+  });
+  return {
+    tmp,
+    processes,
+    pools,
+    get database() {
+      if (!database) throw new Error("the cluster's database is made in beforeAll");
+      return database;
+    },
+  };
 }
 
 /** SIGKILLs a process and waits for it to be gone. */

@@ -1,15 +1,13 @@
 import { mkdirSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { currentTree, proveConsistency, verifyLog } from "../../src/audit/log.ts";
 import { verifyConsistency } from "../../src/audit/merkle.ts";
 import { publicKeyFromHex, verifyTreeHead } from "../../src/audit/tree-head.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
-import { inParallel, killHard } from "../helpers/cluster.ts";
+import { inParallel, killHard, useCluster } from "../helpers/cluster.ts";
 import { type GatewayProcess, spawnGateway } from "../helpers/gateway-process.ts";
-import { freshDatabase } from "../helpers/postgres.ts";
 import { secrets, standardRequest } from "../helpers/signers.ts";
 import { schemaPool } from "../helpers/stores.ts";
-import { tempDir } from "../helpers/temp.ts";
 
 // Three `hookinbox start` processes append to one audit tree on one PostgreSQL schema while
 // events arrive at all three in parallel; one is SIGKILLed mid-stream. Every acknowledged event
@@ -22,19 +20,8 @@ const PUBLIC = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a
 const EVENTS = 300;
 const KILL_AFTER = 100;
 
-let database: Awaited<ReturnType<typeof freshDatabase>>;
-const tmp = tempDir();
-beforeAll(async () => {
-  database = await freshDatabase();
-});
-afterAll(async () => {
-  await database.cleanup();
-  tmp.cleanup();
-});
-const processes: GatewayProcess[] = [];
-afterEach(async () => {
-  await Promise.all(processes.splice(0).map(killHard));
-});
+const cluster = useCluster();
+const { tmp, processes } = cluster;
 
 async function post(baseUrl: string, id: string): Promise<string | null> {
   const signed = standardRequest(id, JSON.stringify({ type: "audit.test", id }));
@@ -51,7 +38,7 @@ describe("audit log with three gateway processes on PostgreSQL", () => {
   it(`${EVENTS} events over three processes, one SIGKILLed after ${KILL_AFTER} acks → one tree, every ack a leaf, heads consistent`, {
     timeout: 120_000,
   }, async () => {
-    const storeUrl = database.schemaUrl();
+    const storeUrl = cluster.database.schemaUrl();
     const config = {
       store: storeUrl,
       log: { level: "warn" },

@@ -1,40 +1,24 @@
-import type pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   clusterCounts,
-  killHard,
   postEvent,
   prepareSchema,
   spawnRole,
+  useCluster,
   writeClusterConfig,
 } from "../helpers/cluster.ts";
-import type { GatewayProcess } from "../helpers/gateway-process.ts";
-import { freshDatabase } from "../helpers/postgres.ts";
 import { until } from "../helpers/processing.ts";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.ts";
-import { tempDir } from "../helpers/temp.ts";
 
 // A gateway (ingest and worker in one process) reaches PostgreSQL through a TCP proxy in this
 // test. While deliveries stream in, the proxy resets every connection and refuses new ones for
 // 1.5 s (a database restart, a network cut), then lets them through again. Senders behave like
 // providers: a non-2xx answer is retried with the same id until it gets a 2xx.
 
-let database: Awaited<ReturnType<typeof freshDatabase>>;
-const tmp = tempDir();
-beforeAll(async () => {
-  database = await freshDatabase();
-});
-afterAll(async () => {
-  await database.cleanup();
-  tmp.cleanup();
-});
-
-const processes: GatewayProcess[] = [];
-const pools: pg.Pool[] = [];
+const cluster = useCluster();
+const { tmp, processes, pools } = cluster;
 const proxies: TcpProxy[] = [];
 afterEach(async () => {
-  await Promise.all(processes.splice(0).map(killHard));
-  await Promise.all(pools.splice(0).map((p) => p.end()));
   await Promise.all(proxies.splice(0).map((p) => p.close()));
 });
 
@@ -45,7 +29,7 @@ describe("PostgreSQL connections cut during a stream of deliveries", () => {
   it("answers 503 while the database is away, recovers by itself, and stores and processes every 2xx'd delivery exactly once", {
     timeout: 120_000,
   }, async () => {
-    const storeUrl = database.schemaUrl();
+    const storeUrl = cluster.database.schemaUrl();
     const pool = await prepareSchema(storeUrl);
     pools.push(pool);
     const direct = new URL(storeUrl);

@@ -1,38 +1,20 @@
-import type pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  killHard,
   percentile,
   postEvent,
   prepareSchema,
   spawnRole,
+  useCluster,
   writeClusterConfig,
 } from "../helpers/cluster.ts";
-import type { GatewayProcess } from "../helpers/gateway-process.ts";
-import { freshDatabase } from "../helpers/postgres.ts";
 import { until } from "../helpers/processing.ts";
-import { tempDir } from "../helpers/temp.ts";
 
 // A `--role ingest` process accepts; a `--role worker` process (another "node") starts the
 // delivery. The worker polls only every 30 s, so a prompt start can only come from PostgreSQL
 // LISTEN/NOTIFY. Times are measured, printed, never asserted.
 
-let database: Awaited<ReturnType<typeof freshDatabase>>;
-const tmp = tempDir();
-beforeAll(async () => {
-  database = await freshDatabase();
-});
-afterAll(async () => {
-  await database.cleanup();
-  tmp.cleanup();
-});
-
-const processes: GatewayProcess[] = [];
-const pools: pg.Pool[] = [];
-afterEach(async () => {
-  await Promise.all(processes.splice(0).map(killHard));
-  await Promise.all(pools.splice(0).map((p) => p.end()));
-});
+const cluster = useCluster();
+const { tmp, processes, pools } = cluster;
 
 const events = 50;
 
@@ -40,7 +22,7 @@ describe("LISTEN/NOTIFY across processes", () => {
   it(`a worker process starts each of ${events} sequential events accepted by an ingest process, without waiting for its poll`, {
     timeout: 120_000,
   }, async () => {
-    const storeUrl = database.schemaUrl();
+    const storeUrl = cluster.database.schemaUrl();
     const pool = await prepareSchema(storeUrl);
     pools.push(pool);
     const config = writeClusterConfig(tmp.dir, "listen-notify", {

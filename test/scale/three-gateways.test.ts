@@ -1,38 +1,20 @@
-import type pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   clusterCounts,
   inParallel,
-  killHard,
   postEvent,
   prepareSchema,
   spawnRole,
+  useCluster,
   writeClusterConfig,
 } from "../helpers/cluster.ts";
-import type { GatewayProcess } from "../helpers/gateway-process.ts";
-import { freshDatabase } from "../helpers/postgres.ts";
 import { until } from "../helpers/processing.ts";
-import { tempDir } from "../helpers/temp.ts";
 
 // Three `hookinbox start` processes (ingest and workers each) on one PostgreSQL schema: the
 // unique constraint deduplicates across them, and each event's handler runs once cluster-wide.
 
-let database: Awaited<ReturnType<typeof freshDatabase>>;
-const tmp = tempDir();
-beforeAll(async () => {
-  database = await freshDatabase();
-});
-afterAll(async () => {
-  await database.cleanup();
-  tmp.cleanup();
-});
-
-const processes: GatewayProcess[] = [];
-const pools: pg.Pool[] = [];
-afterEach(async () => {
-  await Promise.all(processes.splice(0).map(killHard));
-  await Promise.all(pools.splice(0).map((p) => p.end()));
-});
+const cluster = useCluster();
+const { tmp, processes, pools } = cluster;
 
 const events = 200;
 const copies = 5;
@@ -41,7 +23,7 @@ describe("three gateway processes on one database", () => {
   it(`${events} events, each delivered ${copies} times spread over the three in parallel → ${events} events, ${events * copies} receipts, ${events} handler effects`, {
     timeout: 120_000,
   }, async () => {
-    const storeUrl = database.schemaUrl();
+    const storeUrl = cluster.database.schemaUrl();
     const pool = await prepareSchema(storeUrl);
     pools.push(pool);
     const config = writeClusterConfig(tmp.dir, "three-gateways", {
