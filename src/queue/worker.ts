@@ -87,6 +87,12 @@ export function startWorker(options: WorkerOptions): Worker {
   let pumpAgain = false;
   let timer: NodeJS.Timeout | undefined;
   let idleWaiters: Array<() => void> = [];
+  /**
+   * Bumped by everything that can make work due behind a look's back: a delivery ending (its
+   * commit may wake the next of its ordering key), notify(), another process's NOTIFY. A look
+   * that saw it change did not see everything, so it cannot declare the worker idle.
+   */
+  let wakes = 0;
   const drained: Array<() => void> = [];
 
   // A dead letter while a sweep runs asks for one more sweep, so none waits for the next tick.
@@ -197,6 +203,7 @@ export function startWorker(options: WorkerOptions): Worker {
       )
       .finally(() => {
         inFlight.delete(delivery.id);
+        wakes++;
         if (stopping && inFlight.size === 0) for (const resolve of drained.splice(0)) resolve();
         requestPump();
       });
@@ -259,9 +266,13 @@ export function startWorker(options: WorkerOptions): Worker {
         }
       } while (pumpAgain && !stopping);
       if (inFlight.size < concurrency) {
+        const seen = wakes;
         const due = await store.nextDueAt();
         if (due !== null) nextDelay = due - now();
-        if (inFlight.size === 0 && (due === null || due > now())) {
+        // Idle only if the answer is not older than the last delivery that ended: one that
+        // ended during the query may have woken work the answer does not show.
+        if (wakes !== seen) pumpAgain = true;
+        else if (inFlight.size === 0 && (due === null || due > now())) {
           for (const resolve of idleWaiters.splice(0)) resolve();
         }
       }
@@ -346,7 +357,10 @@ export function startWorker(options: WorkerOptions): Worker {
   alertTimer?.unref?.();
 
   // Other processes' commits wake this worker where the store can tell (PostgreSQL NOTIFY).
-  const unsubscribe = store.onDeliveries?.(() => requestPump());
+  const unsubscribe = store.onDeliveries?.(() => {
+    wakes++;
+    requestPump();
+  });
 
   const begin = () => {
     if (stopping) return;
@@ -366,7 +380,10 @@ export function startWorker(options: WorkerOptions): Worker {
 
   return {
     id,
-    notify: () => requestPump(),
+    notify: () => {
+      wakes++;
+      requestPump();
+    },
     idle: () =>
       new Promise<void>((resolve) => {
         idleWaiters.push(resolve);
