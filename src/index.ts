@@ -14,55 +14,10 @@ export { fastifyPlugin } from "./adapters/fastify.ts";
 export { toFetchHandler } from "./adapters/fetch.ts";
 export { toNodeListener } from "./adapters/node.ts";
 export {
-  adyen,
-  asana,
-  bitbucket,
-  calendly,
-  clerk,
-  coinbase,
   defineConfig,
-  discord,
-  dropbox,
-  github,
-  gitlab,
   type HookinboxConfig,
-  hmac,
-  hubspot,
-  intercom,
-  jira,
-  lemonsqueezy,
-  linear,
-  mailgun,
-  mercadopago,
-  meta,
-  mollie,
-  msgraph,
-  okta,
-  paddle,
-  paypal,
-  plaid,
-  postmark,
-  pubsub,
-  razorpay,
-  resend,
   type SecretConfig,
   type SourceConfig,
-  sendgrid,
-  sentry,
-  shopify,
-  slack,
-  sns,
-  square,
-  standardWebhooks,
-  stripe,
-  telegram,
-  twilio,
-  twitch,
-  typeform,
-  vercel,
-  workos,
-  zendesk,
-  zoom,
 } from "./config/index.ts";
 export type { EffectHeldAlert } from "./config/resolve.ts";
 export {
@@ -89,8 +44,11 @@ export type {
 } from "./handlers/types.ts";
 export { createInbox, type Inbox, type InboxOptions } from "./inbox.ts";
 export type { InboxRequest, InboxResponse } from "./ingest/request.ts";
+export type { SourceHelper } from "./providers/definition.ts";
 export type { KeyFetcher, KeyFetchRequest, KeyFetchResponse } from "./providers/keys/index.ts";
 export { type PubsubMessage, pubsubMessage } from "./providers/pubsub.ts";
+// The source helpers, one per provider: stripe({ secrets }), github(…), … (derived from the registry).
+export * from "./providers/registry.ts";
 export type { Worker } from "./queue/worker.ts";
 export type {
   AttemptView,

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { providerNames } from "./schema.ts";
+import { providerNames } from "../providers/all.ts";
 
 function editDistance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -13,6 +13,26 @@ function editDistance(a: string, b: string): number {
     }
   }
   return row[b.length]!;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const part of path) value = (value as Record<PropertyKey, unknown> | undefined)?.[part];
+  return value;
+}
+
+/** "unknown provider "strip" (did you mean "stripe"?); must be one of …" (the registry's names). */
+function unknownProvider(given: unknown): string {
+  const list = `must be one of ${providerNames.map((p) => `"${p}"`).join(", ")}`;
+  if (typeof given !== "string") return list;
+  const closest = providerNames
+    .map((name) => ({ name, d: editDistance(name, given.toLowerCase()) }))
+    .sort((a, b) => a.d - b.d)[0];
+  const hint =
+    closest && closest.d <= Math.max(2, Math.floor(given.length / 3))
+      ? ` (did you mean "${closest.name}"?)`
+      : "";
+  return `unknown provider "${given}"${hint}; ${list}`;
 }
 
 function pathText(path: readonly PropertyKey[]): string {
@@ -100,7 +120,7 @@ export function formatIssues(
       "note" in issue &&
       issue.note === "No matching discriminator"
     ) {
-      lines.push(`${where}: must be one of ${providerNames.map((p) => `"${p}"`).join(", ")}`);
+      lines.push(`${where}: ${unknownProvider(valueAt(input, issue.path))}`);
     } else if (issue.code === "invalid_union") {
       lines.push(
         `${where}: ${where.includes("secrets") || where.endsWith("token") ? 'expected a secret: "literal", { env: "NAME" } or { value | env, notAfter }' : issue.message}`,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { isHookinboxError } from "../errors.ts";
 import { readHeaders } from "../ingest/headers.ts";
 import { identify } from "../ingest/identify.ts";
-import { stripe } from "./define.ts";
+import { stripe } from "../providers/registry.ts";
 import { resolveConfig } from "./resolve.ts";
 import { activeSecrets } from "./secrets.ts";
 
@@ -66,7 +66,7 @@ describe("resolveConfig", () => {
 
   it("rejects an unknown provider with the list of providers", () => {
     expect(configError({ sources: { x: { provider: "strip", secrets: ["s"] } } })).toContain(
-      'sources.x.provider: must be one of "stripe", "github", "standard-webhooks", "hmac"',
+      'sources.x.provider: unknown provider "strip" (did you mean "stripe"?); must be one of "adyen", "asana", "bitbucket"',
     );
   });
 

@@ -1,252 +1,26 @@
 import { z } from "zod";
 import type { Handler } from "../handlers/types.ts";
-import { isCidr } from "../ingest/ip-allow.ts";
-import { presetNames } from "../providers/presets.ts";
+import { providerDefinitions, type RegisteredProvider } from "../providers/all.ts";
+import type { AcceptReadonly } from "../providers/definition.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
 import type { DestinationDisabledAlert, EffectHeldAlert } from "./resolve.ts";
-import { parseDuration, parseSize } from "./units.ts";
-
-const duration = z.union([z.number(), z.string()]).refine((v) => parseDuration(v) !== undefined, {
-  message: 'expected a duration: milliseconds or a string like "500ms", "30s", "15m", "2h"',
-});
+import { cidr, duration, headerName, publicUrl, secretSchema } from "./source-fields.ts";
+import { parseSize } from "./units.ts";
 
 const size = z.union([z.number(), z.string()]).refine((v) => parseSize(v) !== undefined, {
   message: 'expected a size: bytes or a string like "512kb", "1mb"',
 });
 
-const date = z
-  .union([z.string(), z.number(), z.date()])
-  .refine((v) => !Number.isNaN(new Date(v).getTime()), {
-    message: 'expected a date like "2026-12-31" or "2026-12-31T12:00:00Z"',
-  });
+export { providerNames } from "../providers/all.ts";
+export { secretSchema };
 
-/** A secret: a literal string, `{ env: "NAME" }`, or either with a rotation window. */
-export const secretSchema = z.union([
-  z.string().min(1, "a secret must not be empty"),
-  z.strictObject({ env: z.string().min(1), notBefore: date.optional(), notAfter: date.optional() }),
-  z.strictObject({
-    value: z.string().min(1, "a secret must not be empty"),
-    notBefore: date.optional(),
-    notAfter: date.optional(),
-  }),
-]);
+const sourceSchemas = providerDefinitions.map((p) => p.schema) as unknown as [
+  RegisteredProvider["schema"],
+  ...RegisteredProvider["schema"][],
+];
 
-const identityPath = z
-  .string()
-  .regex(/^(\$(\.[^.[\]]+|\[\d+\])*|header:[A-Za-z0-9!#$%&'*+.^_`|~-]+)$/, {
-    message: 'expected a JSON path like "$.data.object.id" or a header like "header:x-event-id"',
-  });
-
-const identitySchema = z.strictObject({
-  /**
-   * The dedup key: one path, several joined with ":" (a synthetic key from named business
-   * fields), or "body:sha256" — only when asked for by name, since two distinct events with
-   * identical bodies would then count as one.
-   */
-  id: z
-    .union([
-      identityPath,
-      z.array(identityPath).min(2, "a composite id names at least two fields"),
-      z.literal("body:sha256"),
-    ])
-    .optional(),
-  type: identityPath.optional(),
-  orderingKey: identityPath.optional(),
-  version: identityPath.optional(),
-  occurredAt: identityPath.optional(),
-});
-
-const cidr = z.string().refine((v) => isCidr(v), {
-  message: 'expected an IPv4 or IPv6 address or CIDR, like "203.0.113.0/24" or "2001:db8::/32"',
-});
-
-const publicUrl = z
-  .string()
-  .url()
-  .refine((v) => /^https?:\/\//.test(v), { message: "expected an http(s) URL" });
-
-/** What every source takes besides its secrets. */
-const unsigned = {
-  identity: identitySchema.optional(),
-  /** Only these addresses (after trusted proxies) may deliver to this source. */
-  allowIps: z.array(cidr).min(1).optional(),
-};
-
-const common = {
-  secrets: z.array(secretSchema).min(1, "a source needs at least one secret (fail closed)"),
-  ...unsigned,
-};
-
-/** Providers whose only option is the timestamp window. */
-const withTolerance = <P extends string>(provider: P) =>
-  z.strictObject({ provider: z.literal(provider), ...common, tolerance: duration.optional() });
-
-const headerName = z
-  .string()
-  .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { message: "expected an HTTP header name" });
-
-/** Every provider scheme a source may name. */
-export const providerNames = [
-  "stripe",
-  "github",
-  "standard-webhooks",
-  "hmac",
-  "shopify",
-  "slack",
-  "twilio",
-  "hubspot",
-  "paddle",
-  "square",
-  "zoom",
-  "linear",
-  "discord",
-  "gitlab",
-  "intercom",
-  "twitch",
-  "adyen",
-  "mercadopago",
-  "sendgrid",
-  "sns",
-  "meta",
-  "dropbox",
-  "okta",
-  "msgraph",
-  "asana",
-  "mailgun",
-  "mollie",
-  ...presetNames,
-  "pubsub",
-  "plaid",
-  "paypal",
-] as const;
-
-export const sourceSchema = z.discriminatedUnion("provider", [
-  z.strictObject({ provider: z.literal("stripe"), ...common, tolerance: duration.optional() }),
-  z.strictObject({ provider: z.literal("github"), ...common, allowSha1: z.boolean().optional() }),
-  withTolerance("standard-webhooks"),
-  z.strictObject({ provider: z.literal("shopify"), ...common }),
-  withTolerance("slack"),
-  z.strictObject({ provider: z.literal("twilio"), ...common, publicUrl: publicUrl.optional() }),
-  z.strictObject({
-    provider: z.literal("hubspot"),
-    ...common,
-    publicUrl: publicUrl.optional(),
-    tolerance: duration.optional(),
-    allowLegacy: z.boolean().optional(),
-  }),
-  withTolerance("paddle"),
-  z.strictObject({
-    provider: z.literal("square"),
-    ...common,
-    notificationUrl: publicUrl.optional(),
-  }),
-  withTolerance("zoom"),
-  withTolerance("linear"),
-  withTolerance("discord"),
-  z.strictObject({
-    provider: z.literal("gitlab"),
-    ...common,
-    tolerance: duration.optional(),
-    requireSignature: z.boolean().optional(),
-  }),
-  z.strictObject({ provider: z.literal("intercom"), ...common }),
-  withTolerance("twitch"),
-  z.strictObject({ provider: z.literal("adyen"), ...common }),
-  withTolerance("mercadopago"),
-  withTolerance("sendgrid"),
-  // Verified with AWS's certificates: no secret; the topics are the binding (fail closed).
-  z.strictObject({
-    provider: z.literal("sns"),
-    ...unsigned,
-    topicArns: z
-      .array(
-        z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]{1,256}$/, {
-          message: 'expected a topic ARN like "arn:aws:sns:eu-west-1:123456789012:orders"',
-        }),
-      )
-      .min(1, "an SNS source accepts only the topics it names (fail closed)"),
-    autoConfirm: z.boolean().optional(),
-    tolerance: duration.optional(),
-  }),
-  withTolerance("mailgun"),
-  z.strictObject({ provider: z.literal("mollie"), ...common }),
-  ...presetNames.map((name) => withTolerance(name)),
-  // Verified with Google's keys: the audience and service account are the binding.
-  z.strictObject({
-    provider: z.literal("pubsub"),
-    ...unsigned,
-    /** Default: http.publicUrl + "/webhooks/<source>" (Pub/Sub's default audience). */
-    audience: z.string().min(1).optional(),
-    serviceAccountEmails: z
-      .array(z.string().email("expected a service account email"))
-      .min(1, "a Pub/Sub source accepts only the service accounts it names (fail closed)"),
-    tolerance: duration.optional(),
-  }),
-  z.strictObject({
-    provider: z.literal("plaid"),
-    ...common,
-    clientId: z.string().min(1),
-    environment: z.enum(["production", "sandbox", "development"]).optional(),
-    tolerance: duration.optional(),
-  }),
-  // Verified with PayPal's certificates: the webhook id is the binding.
-  z.strictObject({
-    provider: z.literal("paypal"),
-    ...unsigned,
-    webhookIds: z
-      .array(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, { message: "expected a PayPal webhook id" }))
-      .min(1, "a PayPal source needs its webhook id (fail closed)"),
-    tolerance: duration.optional(),
-  }),
-  // Handshakes beyond POST (src/providers/challenges.ts).
-  z.strictObject({
-    provider: z.literal("meta"),
-    ...common,
-    /** The verify token(s) typed into the Meta app dashboard (answers the GET handshake). */
-    verifyTokens: z.array(secretSchema).min(1, "Meta's GET handshake needs a verify token"),
-  }),
-  z.strictObject({ provider: z.literal("dropbox"), ...common }),
-  z.strictObject({
-    provider: z.literal("okta"),
-    ...common,
-    /** The event hook's "Authentication field" header. Default `authorization`. */
-    header: headerName.optional(),
-  }),
-  z.strictObject({ provider: z.literal("msgraph"), ...common }),
-  z
-    .strictObject({
-      provider: z.literal("asana"),
-      ...unsigned,
-      // Optional: Asana hands out the secret in its handshake, after the source exists.
-      secrets: z.array(secretSchema).optional(),
-      acceptHandshake: z.boolean().optional(),
-    })
-    .refine((s) => (s.secrets?.length ?? 0) > 0 || s.acceptHandshake === true, {
-      message:
-        "an asana source needs secrets, or acceptHandshake: true while its webhook is created (fail closed)",
-      path: ["secrets"],
-    }),
-  z
-    .strictObject({
-      provider: z.literal("hmac"),
-      ...common,
-      header: headerName,
-      prefix: z.string().optional(),
-      algorithm: z.enum(["sha1", "sha256", "sha512"]).optional(),
-      encoding: z.enum(["hex", "base64"]).optional(),
-      secretEncoding: z.enum(["utf8", "base64", "hex"]).optional(),
-      signedContent: z.string().min(1).optional(),
-      timestampHeader: headerName.optional(),
-      timestampUnit: z.enum(["s", "ms"]).optional(),
-      idHeader: headerName.optional(),
-      tolerance: duration.optional(),
-    })
-    .refine((s) => s.idHeader !== undefined || s.identity?.id !== undefined, {
-      message:
-        'an hmac source needs an event id: set idHeader or identity.id (e.g. "$.eventId"); a body hash is never used by default',
-      path: ["identity", "id"],
-    }),
-]);
+/** One source: `provider` picks the registered provider whose options schema applies. */
+export const sourceSchema = z.discriminatedUnion("provider", sourceSchemas);
 
 const fn = <F extends (...args: never[]) => unknown>(what: string) =>
   z.custom<F>((v) => typeof v === "function", { message: `expected a function ${what}` });
@@ -476,20 +250,6 @@ export const configSchema = z.strictObject({
     )
     .optional(),
 });
-
-/**
- * A written config type that also takes readonly arrays and objects (`as const`, or values from a
- * frozen module): the schema only reads them. Functions (handlers) are left as they are.
- */
-type AcceptReadonly<T> = T extends (...args: never[]) => unknown
-  ? T
-  : T extends Date
-    ? T
-    : T extends readonly (infer U)[]
-      ? readonly AcceptReadonly<U>[]
-      : T extends object
-        ? { readonly [K in keyof T]: AcceptReadonly<T[K]> }
-        : T;
 
 /** The config as written by users (durations and sizes as strings or numbers). */
 export type HookinboxConfig = AcceptReadonly<z.input<typeof configSchema>>;

@@ -8,9 +8,11 @@
  * body `[accepted]` on success, and gives no event id (see {@link adyenEventKey}).
  */
 
+import { signed } from "../config/source-fields.ts";
 import { hookinboxError } from "../errors.ts";
 import { field, scalarText, utf8Text } from "./body.ts";
 import { constantTimeEqual, decodeBase64, decodeSecret, hmac, memoizeKeys } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import { requireSecrets } from "./match.ts";
 import { splitJson } from "./split.ts";
 import type {
@@ -215,3 +217,20 @@ export function adyenScheme(_options: AdyenOptions = {}): ProviderScheme {
     },
   };
 }
+
+/**
+ * An Adyen source (HMAC per notification item; replies `[accepted]`). Sugar for `{ provider: "adyen", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { adyen: adyen({ secrets: [{ env: "ADYEN_HMAC_KEY" }] }) }
+ * ```
+ */
+export const adyen = defineProvider({
+  name: "adyen",
+  options: signed,
+  identity: adyenIdentity,
+  docs: "#adyen",
+  scheme: () => adyenScheme(),
+});

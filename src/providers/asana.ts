@@ -11,9 +11,12 @@
  */
 
 import { createHash } from "node:crypto";
+import { z } from "zod";
+import { secretSchema, unsigned } from "../config/source-fields.ts";
 import { hookinboxError } from "../errors.ts";
 import { field, jsonOrUndefined, path, scalarText } from "./body.ts";
 import { echoable, textAnswer } from "./challenges.ts";
+import { defineProvider } from "./definition.ts";
 import { readHeader } from "./match.ts";
 import { hexBodyVerifier } from "./presets.ts";
 import { splitJson } from "./split.ts";
@@ -121,3 +124,31 @@ export function asanaScheme(options: AsanaOptions = {}): ProviderScheme {
     split: (request) => splitJson(request.body, ["events"]),
   };
 }
+
+/**
+ * An Asana source (`X-Hook-Signature`; `X-Hook-Secret` handshake while `acceptHandshake`). Sugar for `{ provider: "asana", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { asana: asana({ secrets: [{ env: "ASANA_HOOK_SECRET" }] }) }
+ * ```
+ */
+export const asana = defineProvider({
+  name: "asana",
+  options: {
+    ...unsigned,
+    // Optional: Asana hands out the secret in its handshake, after the source exists.
+    secrets: z.array(secretSchema).optional(),
+    acceptHandshake: z.boolean().optional(),
+  },
+  refine: (schema) =>
+    schema.refine((s) => (s.secrets?.length ?? 0) > 0 || s.acceptHandshake === true, {
+      message:
+        "an asana source needs secrets, or acceptHandshake: true while its webhook is created (fail closed)",
+      path: ["secrets"],
+    }),
+  identity: asanaIdentity,
+  docs: "#asana",
+  scheme: (source) => asanaScheme({ acceptHandshake: source.acceptHandshake ?? false }),
+});

@@ -6,8 +6,10 @@
  */
 
 import { createPublicKey, type KeyObject, verify as verifySignature } from "node:crypto";
+import { signedWithTolerance } from "../config/source-fields.ts";
 import { field, jsonOrUndefined, parseJsonOrUndefined, scalarText } from "./body.ts";
 import { decodeHex } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import { requireHeader, requireSecrets, requireTimestampHeader } from "./match.ts";
 import { verifyTimestampedKeySignature } from "./timestamped-key-signature.ts";
 import { checkTolerance } from "./timestamps.ts";
@@ -197,3 +199,20 @@ export function discordScheme(options: DiscordOptions = {}): ProviderScheme {
     },
   };
 }
+
+/**
+ * A Discord interactions source (Ed25519 public key; answers PING; 401 on bad signatures). Sugar for `{ provider: "discord", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { discord: discord({ secrets: ["<public key hex>"] }) }
+ * ```
+ */
+export const discord = defineProvider({
+  name: "discord",
+  options: signedWithTolerance,
+  identity: discordIdentity,
+  docs: "#discord-interactions",
+  scheme: (_source, context) => discordScheme(context.window),
+});

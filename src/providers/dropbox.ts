@@ -6,8 +6,10 @@
  */
 
 import { randomUUID } from "node:crypto";
+import { signed } from "../config/source-fields.ts";
 import { field, jsonOrUndefined, scalarText } from "./body.ts";
 import { dropboxChallenge } from "./challenges.ts";
+import { defineProvider } from "./definition.ts";
 import { hexBodyVerifier } from "./presets.ts";
 import type { IdentityContext, IdentitySpec, ProviderScheme } from "./types.ts";
 
@@ -70,3 +72,20 @@ export function dropboxScheme(): ProviderScheme {
     challenge: (request) => dropboxChallenge(request),
   };
 }
+
+/**
+ * A Dropbox source (`X-Dropbox-Signature`, GET challenge). Sugar for `{ provider: "dropbox", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { dropbox: dropbox({ secrets: [{ env: "DROPBOX_APP_SECRET" }] }) }
+ * ```
+ */
+export const dropbox = defineProvider({
+  name: "dropbox",
+  options: signed,
+  identity: dropboxIdentity,
+  docs: "#dropbox",
+  scheme: () => dropboxScheme(),
+});

@@ -3,8 +3,11 @@
  * The legacy `X-Hub-Signature: sha1=<hex>` is used only when `allowSha1` is set.
  */
 
+import { z } from "zod";
+import { signed } from "../config/source-fields.ts";
 import { hookinboxError, isHookinboxError } from "../errors.js";
 import { decodeHex, type HmacAlgorithm, hmac } from "./crypto.js";
+import { defineProvider } from "./definition.ts";
 import { findMatchingSecret, readHeader, requireSecrets } from "./match.js";
 import type { IdentityContext, IdentitySpec, ProviderScheme, Verified } from "./types.js";
 
@@ -211,3 +214,20 @@ export function githubScheme(options: GithubOptions = {}): ProviderScheme {
 function nonEmpty(secret: string): string | undefined {
   return secret.length > 0 ? secret : undefined;
 }
+
+/**
+ * A GitHub source (`X-Hub-Signature-256`, id from `X-GitHub-Delivery`). Sugar for `{ provider: "github", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { github: github({ secrets: [{ env: "GITHUB_WEBHOOK_SECRET" }] }) }
+ * ```
+ */
+export const github = defineProvider({
+  name: "github",
+  options: { ...signed, allowSha1: z.boolean().optional() },
+  identity: githubIdentity,
+  docs: "#github",
+  scheme: (source) => githubScheme({ allowSha1: source.allowSha1 ?? false }),
+});

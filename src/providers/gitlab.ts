@@ -14,8 +14,11 @@
  * travels in every request, and proxies log headers) cannot be used to forge events.
  */
 
+import { z } from "zod";
+import { duration, signed } from "../config/source-fields.ts";
 import { hookinboxError } from "../errors.ts";
 import { field, jsonOrUndefined, path, scalarText } from "./body.ts";
+import { defineProvider } from "./definition.ts";
 import { readHeader, requireHeader, requireSecrets } from "./match.ts";
 import { standardWebhooksScheme } from "./standard-webhooks.ts";
 import { matchToken } from "./token.ts";
@@ -148,3 +151,30 @@ export function gitlabScheme(options: GitlabOptions = {}): ProviderScheme {
     },
   };
 }
+
+/**
+ * A GitLab source (`X-Gitlab-Token`, or signing tokens). Sugar for `{ provider: "gitlab", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { gitlab: gitlab({ secrets: [{ env: "GITLAB_TOKEN" }] }) }
+ * ```
+ */
+export const gitlab = defineProvider({
+  name: "gitlab",
+  options: {
+    ...signed,
+    tolerance: duration.optional(),
+    requireSignature: z.boolean().optional(),
+  },
+  identity: gitlabIdentity,
+  docs: "#gitlab",
+  scheme: (source, context) =>
+    gitlabScheme({
+      ...context.window,
+      ...(source.requireSignature === undefined
+        ? {}
+        : { requireSignature: source.requireSignature }),
+    }),
+});

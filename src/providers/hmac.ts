@@ -3,16 +3,19 @@
  * header, a template for the signed content, optional signed timestamp and id headers.
  */
 
+import { z } from "zod";
+import { duration, headerName, signed } from "../config/source-fields.ts";
 import { hookinboxError } from "../errors.js";
 import {
   decodeBase64,
   decodeHex,
   decodeSecret,
   type HmacAlgorithm,
-  hmac,
+  hmac as mac,
   memoizeKeys,
   type SecretEncoding,
 } from "./crypto.js";
+import { defineProvider } from "./definition.ts";
 import { findMatchingSecret, readHeader, requireSecrets } from "./match.js";
 import { checkTimestamp, checkTolerance, parseRfc3339, parseTimestamp } from "./timestamps.js";
 import type { IdentitySpec, ProviderScheme, SignedRequest, Verified } from "./types.js";
@@ -342,7 +345,7 @@ export function hmacScheme(options: HmacOptions): ProviderScheme {
         const secretIndex = findMatchingSecret(
           secrets,
           keyOf,
-          (key) => hmac(algorithm, key, parts),
+          (key) => mac(algorithm, key, parts),
           signatures,
         );
         if (signedAt === undefined) return { secretIndex };
@@ -360,3 +363,49 @@ function signedHeader(request: SignedRequest, name: string): string {
   }
   return value;
 }
+
+/**
+ * A generic HMAC source for senders with their own scheme. Sugar for `{ provider: "hmac", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { crm: hmac({ header: "x-signature", secrets: ["s"], identity: { id: "$.eventId" } }) }
+ * ```
+ */
+export const hmac = defineProvider({
+  name: "hmac",
+  options: {
+    ...signed,
+    header: headerName,
+    prefix: z.string().optional(),
+    algorithm: z.enum(["sha1", "sha256", "sha512"]).optional(),
+    encoding: z.enum(["hex", "base64"]).optional(),
+    secretEncoding: z.enum(["utf8", "base64", "hex"]).optional(),
+    signedContent: z.string().min(1).optional(),
+    timestampHeader: headerName.optional(),
+    timestampUnit: z.enum(["s", "ms"]).optional(),
+    idHeader: headerName.optional(),
+    tolerance: duration.optional(),
+  },
+  refine: (schema) =>
+    schema.refine((s) => s.idHeader !== undefined || s.identity?.id !== undefined, {
+      message:
+        'an hmac source needs an event id: set idHeader or identity.id (e.g. "$.eventId"); a body hash is never used by default',
+      path: ["identity", "id"],
+    }),
+  docs: "#generic-hmac-hmac",
+  scheme: (source, context) =>
+    hmacScheme({
+      header: source.header.toLowerCase(),
+      prefix: source.prefix,
+      algorithm: source.algorithm ?? "sha256",
+      encoding: source.encoding ?? "hex",
+      secretEncoding: source.secretEncoding ?? "utf8",
+      signedContent: source.signedContent ?? "{body}",
+      timestampHeader: source.timestampHeader?.toLowerCase(),
+      timestampUnit: source.timestampUnit ?? "s",
+      idHeader: source.idHeader?.toLowerCase(),
+      toleranceMs: context.toleranceMs,
+    }),
+});

@@ -11,9 +11,12 @@
  */
 
 import { createHash } from "node:crypto";
+import { z } from "zod";
+import { duration, publicUrl, signed } from "../config/source-fields.ts";
 import { hookinboxError } from "../errors.ts";
 import { checkPublicUrl, field, fullUrl, scalarText } from "./body.ts";
 import { decodeBase64, decodeHex, hmac } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import {
   findMatchingSecret,
   findMatchingSecretAmong,
@@ -252,3 +255,34 @@ export function hubspotScheme(options: HubspotOptions): ProviderScheme {
     },
   };
 }
+
+/**
+ * A HubSpot source (v3, v1/v2; batches split per item). Sugar for `{ provider: "hubspot", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { hubspot: hubspot({ secrets: [{ env: "HUBSPOT_CLIENT_SECRET" }] }) }
+ * ```
+ */
+export const hubspot = defineProvider({
+  name: "hubspot",
+  options: {
+    ...signed,
+    publicUrl: publicUrl.optional(),
+    tolerance: duration.optional(),
+    allowLegacy: z.boolean().optional(),
+  },
+  identity: hubspotIdentity,
+  docs: "#hubspot",
+  scheme: (source, context) =>
+    hubspotScheme({
+      publicUrl: context.publicUrl(
+        source.publicUrl,
+        "publicUrl",
+        "HubSpot signs the public URL it calls",
+      ),
+      ...context.window,
+      ...(source.allowLegacy === undefined ? {} : { allowLegacy: source.allowLegacy }),
+    }),
+});

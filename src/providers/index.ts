@@ -1,202 +1,51 @@
 /**
- * Provider schemes: each verifies a request on its raw bytes and names where the event's
- * identity lives. See src/providers/types.ts for the contract.
+ * `hookinbox/providers`: the verifiers alone. Each scheme verifies a request on its raw bytes and
+ * names where the event's identity lives (`scheme.identity`); see types.ts for the contract.
+ * Schemes and their option types only: helpers used to build them stay internal.
+ *
+ * @example
+ * ```ts
+ * import { stripeScheme } from "hookinbox/providers";
+ * const scheme = stripeScheme({ toleranceMs: 300_000 });
+ * const { secretIndex } = scheme.verifier.verify(request, [{ index: 0, value: "whsec_…" }], Date.now());
+ * ```
  */
 
-export {
-  type AdyenOptions,
-  adyenAcceptedResponse,
-  adyenEventKey,
-  adyenIdentity,
-  adyenScheme,
-  adyenSignedData,
-} from "./adyen.ts";
-export { checkPublicUrl, formParams, fullUrl, queryParams } from "./body.ts";
-export {
-  asBuffer,
-  constantTimeEqual,
-  decodeBase64,
-  decodeHex,
-  decodeSecret,
-  type HmacAlgorithm,
-  hmac,
-  memoizeKeys,
-  type SecretEncoding,
-} from "./crypto.js";
-export {
-  type DiscordOptions,
-  discordHandshake,
-  discordIdentity,
-  discordInteractionType,
-  discordOccurredAt,
-  discordPublicKey,
-  discordScheme,
-} from "./discord.ts";
-export {
-  type GithubOptions,
-  githubEventType,
-  githubIdentity,
-  githubOrderingKey,
-  githubScheme,
-} from "./github.js";
-export {
-  type GitlabOptions,
-  gitlabEventId,
-  gitlabIdentity,
-  gitlabOrderingKey,
-  gitlabScheme,
-} from "./gitlab.ts";
-export {
-  type HmacOptions,
-  hmacScheme,
-  parseSignedContent,
-  type SignedContentSegment,
-} from "./hmac.js";
-export {
-  type HubspotOptions,
-  hubspotDecodeUri,
-  hubspotEventKey,
-  hubspotIdentity,
-  hubspotOrderingKey,
-  hubspotScheme,
-} from "./hubspot.ts";
-export { type IntercomOptions, intercomIdentity, intercomScheme } from "./intercom.ts";
-export { arrayItemSpans, type Span } from "./json-spans.ts";
-export {
-  type JwsAlgorithm,
-  jwsSignatureValid,
-  numericClaim,
-  type ParsedJws,
-  parseJws,
-  requireAlgorithm,
-} from "./jwt.ts";
-export * from "./keys/index.ts";
-export {
-  type LinearOptions,
-  linearEventType,
-  linearIdentity,
-  linearScheme,
-} from "./linear.ts";
-export { type MailgunOptions, mailgunIdentity, mailgunScheme } from "./mailgun.ts";
-export {
-  findMatchingSecret,
-  findMatchingSecretAmong,
-  readHeader,
-  requireHeader,
-  requireSecrets,
-  requireTimestampHeader,
-  taggedValue,
-  utf8Secret,
-} from "./match.js";
-export {
-  type MercadoPagoOptions,
-  mercadoPagoIdentity,
-  mercadoPagoManifest,
-  mercadoPagoScheme,
-} from "./mercadopago.ts";
-export {
-  mollieEventKey,
-  mollieEventType,
-  mollieIdentity,
-  mollieResource,
-  mollieScheme,
-} from "./mollie.ts";
-export { type PaddleOptions, paddleIdentity, paddleScheme } from "./paddle.ts";
-export {
-  crc32,
-  type PaypalOptions,
-  paypalCertificateRule,
-  paypalIdentity,
-  paypalScheme,
-  paypalSignedString,
-} from "./paypal.ts";
-export {
-  type PlaidEnvironment,
-  type PlaidOptions,
-  plaidEventKey,
-  plaidIdentity,
-  plaidScheme,
-} from "./plaid.ts";
-export {
-  googleJwksUrl,
-  type PubsubMessage,
-  type PubsubOptions,
-  pubsubIdentity,
-  pubsubMessage,
-  pubsubMessageId,
-  pubsubScheme,
-} from "./pubsub.ts";
-export {
-  type SendgridOptions,
-  sendgridIdentity,
-  sendgridPublicKey,
-  sendgridScheme,
-} from "./sendgrid.ts";
-export {
-  type ShopifyOptions,
-  shopifyIdentity,
-  shopifyOrderingKey,
-  shopifyScheme,
-} from "./shopify.ts";
-export {
-  type SlackOptions,
-  slackEventId,
-  slackEventType,
-  slackHandshake,
-  slackIdentity,
-  slackOrderingKey,
-  slackScheme,
-} from "./slack.ts";
-export {
-  parseSnsMessage,
-  type SnsMessage,
-  type SnsOptions,
-  snsCertificateRule,
-  snsIdentity,
-  snsScheme,
-  snsStringToSign,
-  snsSubscribeRule,
-} from "./sns.ts";
-export { splitJson } from "./split.ts";
-export { type SquareOptions, squareIdentity, squareScheme } from "./square.ts";
-export {
-  type StandardWebhooksOptions,
-  standardWebhooksId,
-  standardWebhooksIdentity,
-  standardWebhooksKey,
-  standardWebhooksOccurredAt,
-  standardWebhooksScheme,
-} from "./standard-webhooks.js";
-export { type StripeOptions, stripeIdentity, stripeScheme } from "./stripe.js";
-export {
-  checkTimestamp,
-  checkTolerance,
-  parseTimestamp,
-  parseTimestampSeconds,
-} from "./timestamps.js";
-export {
-  type TwilioOptions,
-  twilioEventId,
-  twilioEventType,
-  twilioIdentity,
-  twilioOrderingKey,
-  twilioParamString,
-  twilioScheme,
-  twilioUrlVariants,
-} from "./twilio.ts";
-export {
-  parseRfc3339,
-  type TwitchOptions,
-  twitchEventType,
-  twitchHandshake,
-  twitchIdentity,
-  twitchScheme,
-} from "./twitch.ts";
-export type * from "./types.js";
-export {
-  type ZoomOptions,
-  zoomEventKey,
-  zoomHandshake,
-  zoomIdentity,
-  zoomScheme,
-} from "./zoom.ts";
+export { type AdyenOptions, adyenScheme } from "./adyen.ts";
+export { type AsanaOptions, asanaScheme } from "./asana.ts";
+export { type DiscordOptions, discordScheme } from "./discord.ts";
+export { dropboxScheme } from "./dropbox.ts";
+export { type GithubOptions, githubScheme } from "./github.ts";
+export { type GitlabOptions, gitlabScheme } from "./gitlab.ts";
+export { type HmacOptions, hmacScheme } from "./hmac.ts";
+export { type HubspotOptions, hubspotScheme } from "./hubspot.ts";
+export { type IntercomOptions, intercomScheme } from "./intercom.ts";
+export type {
+  KeyFetcher,
+  KeyFetchOptions,
+  KeyFetchRequest,
+  KeyFetchResponse,
+} from "./keys/index.ts";
+export { type LinearOptions, linearScheme } from "./linear.ts";
+export { type MailgunOptions, mailgunScheme } from "./mailgun.ts";
+export { type MercadoPagoOptions, mercadoPagoScheme } from "./mercadopago.ts";
+export { type MetaOptions, metaScheme } from "./meta.ts";
+export { mollieScheme } from "./mollie.ts";
+export { msgraphScheme } from "./msgraph.ts";
+export { type OktaOptions, oktaScheme } from "./okta.ts";
+export { type PaddleOptions, paddleScheme } from "./paddle.ts";
+export { type PaypalOptions, paypalScheme } from "./paypal.ts";
+export { type PlaidEnvironment, type PlaidOptions, plaidScheme } from "./plaid.ts";
+export { type PresetName, presetScheme } from "./presets.ts";
+export { type PubsubMessage, type PubsubOptions, pubsubMessage, pubsubScheme } from "./pubsub.ts";
+export { type SendgridOptions, sendgridScheme } from "./sendgrid.ts";
+export { type ShopifyOptions, shopifyScheme } from "./shopify.ts";
+export { type SlackOptions, slackScheme } from "./slack.ts";
+export { type SnsMessage, type SnsOptions, snsScheme } from "./sns.ts";
+export { type SquareOptions, squareScheme } from "./square.ts";
+export { type StandardWebhooksOptions, standardWebhooksScheme } from "./standard-webhooks.ts";
+export { type StripeOptions, stripeScheme } from "./stripe.ts";
+export { type TwilioOptions, twilioScheme } from "./twilio.ts";
+export { type TwitchOptions, twitchScheme } from "./twitch.ts";
+export type * from "./types.ts";
+export { type ZoomOptions, zoomScheme } from "./zoom.ts";

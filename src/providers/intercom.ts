@@ -3,7 +3,9 @@
  * client secret (UTF-8). No timestamp is signed.
  */
 
+import { signed } from "../config/source-fields.ts";
 import { decodeHex, hmac } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import {
   findMatchingSecret,
   requireHeader,
@@ -76,3 +78,20 @@ export function intercomScheme(_options: IntercomOptions = {}): ProviderScheme {
     },
   };
 }
+
+/**
+ * An Intercom source (`X-Hub-Signature` sha1). Sugar for `{ provider: "intercom", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { intercom: intercom({ secrets: [{ env: "INTERCOM_SECRET" }] }) }
+ * ```
+ */
+export const intercom = defineProvider({
+  name: "intercom",
+  options: signed,
+  identity: intercomIdentity,
+  docs: "#intercom",
+  scheme: () => intercomScheme(),
+});

@@ -4,9 +4,11 @@
  * `webhookTimestamp` (ms since the epoch), which Linear asks receivers to check within a minute.
  */
 
+import { signedWithTolerance } from "../config/source-fields.ts";
 import { hookinboxError } from "../errors.ts";
 import { field, jsonOrUndefined, scalarText, utf8Text } from "./body.ts";
 import { decodeHex, hmac } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import { findMatchingSecret, requireHeader, requireSecrets, utf8Secret } from "./match.ts";
 import { checkTimestamp, checkTolerance, parseTimestamp } from "./timestamps.ts";
 import type { IdentityContext, IdentitySpec, ProviderScheme, Verified } from "./types.ts";
@@ -125,3 +127,20 @@ export function linearScheme(options: LinearOptions = {}): ProviderScheme {
     },
   };
 }
+
+/**
+ * A Linear source (`Linear-Signature`). Sugar for `{ provider: "linear", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { linear: linear({ secrets: [{ env: "LINEAR_SECRET" }] }) }
+ * ```
+ */
+export const linear = defineProvider({
+  name: "linear",
+  options: signedWithTolerance,
+  identity: linearIdentity,
+  docs: "#linear",
+  scheme: (_source, context) => linearScheme(context.window),
+});

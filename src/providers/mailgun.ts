@@ -11,9 +11,11 @@
  * same event id is a redelivery, deduplicated as usual.
  */
 
+import { signedWithTolerance } from "../config/source-fields.ts";
 import { hookinboxError } from "../errors.ts";
 import { field, parseJsonOrUndefined, path, scalarText } from "./body.ts";
 import { decodeHex, hmac } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import { findMatchingSecret, requireSecrets, utf8Secret } from "./match.ts";
 import { checkTimestamp, checkTolerance, parseTimestamp } from "./timestamps.ts";
 import type { IdentitySpec, ProviderScheme, Verified } from "./types.ts";
@@ -164,3 +166,20 @@ export function mailgunScheme(options: MailgunOptions = {}): ProviderScheme {
     },
   };
 }
+
+/**
+ * A Mailgun source (signature object in the body, 5 min window, token replay refused). Sugar for `{ provider: "mailgun", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { mailgun: mailgun({ secrets: [{ env: "MAILGUN_WEBHOOK_SIGNING_KEY" }] }) }
+ * ```
+ */
+export const mailgun = defineProvider({
+  name: "mailgun",
+  options: signedWithTolerance,
+  identity: mailgunIdentity,
+  docs: "#mailgun",
+  scheme: (_source, context) => mailgunScheme(context.window),
+});

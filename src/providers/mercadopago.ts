@@ -5,9 +5,11 @@
  * the notification URL, lowercased; a part whose value is absent is left out entirely.
  */
 
+import { signedWithTolerance } from "../config/source-fields.ts";
 import { hookinboxError } from "../errors.ts";
 import { keyValueList, queryParams } from "./body.ts";
 import { decodeHex, hmac } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import {
   findMatchingSecret,
   readHeader,
@@ -149,3 +151,20 @@ export function mercadoPagoScheme(options: MercadoPagoOptions = {}): ProviderSch
     },
   };
 }
+
+/**
+ * A Mercado Pago source (`x-signature`). Sugar for `{ provider: "mercadopago", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { mercadopago: mercadopago({ secrets: [{ env: "MP_SECRET" }] }) }
+ * ```
+ */
+export const mercadopago = defineProvider({
+  name: "mercadopago",
+  options: signedWithTolerance,
+  identity: mercadoPagoIdentity,
+  docs: "#mercado-pago",
+  scheme: (_source, context) => mercadoPagoScheme(context.window),
+});

@@ -6,8 +6,11 @@
  */
 
 import { createHash } from "node:crypto";
+import { z } from "zod";
+import { secretSchema, signed } from "../config/source-fields.ts";
 import { field, jsonOrUndefined, scalarText } from "./body.ts";
 import { metaVerification } from "./challenges.ts";
+import { defineProvider } from "./definition.ts";
 import { hexBodyVerifier } from "./presets.ts";
 import type { IdentityContext, IdentitySpec, ProviderScheme } from "./types.ts";
 
@@ -145,3 +148,29 @@ export function metaScheme(options: MetaOptions): ProviderScheme {
     challenge: (request) => metaVerification(request, verifyTokens),
   };
 }
+
+/**
+ * A Meta source (WhatsApp, Messenger, Instagram: `X-Hub-Signature-256`, GET verify-token handshake). Sugar for `{ provider: "meta", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { meta: meta({ secrets: [{ env: "META_APP_SECRET" }], verifyTokens: [{ env: "META_VERIFY_TOKEN" }] }) }
+ * ```
+ */
+export const meta = defineProvider({
+  name: "meta",
+  options: {
+    ...signed,
+    /** The verify token(s) typed into the Meta app dashboard (answers the GET handshake). */
+    verifyTokens: z.array(secretSchema).min(1, "Meta's GET handshake needs a verify token"),
+  },
+  identity: metaIdentity,
+  docs: "#meta-whatsapp-messenger-instagram",
+  scheme: (source, context) =>
+    metaScheme({
+      verifyTokens: source.verifyTokens.map((token, i) =>
+        context.secret(token, i, `verifyTokens[${i}]`),
+      ),
+    }),
+});

@@ -18,9 +18,11 @@
  * the current state is idempotent; losing a state change is not.
  */
 
+import { signed } from "../config/source-fields.ts";
 import { hookinboxError } from "../errors.ts";
 import { contextForm, field, jsonOrUndefined, queryParams, scalarText } from "./body.ts";
 import { decodeHex, hmac } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import { findMatchingSecret, readHeader, requireSecrets, utf8Secret } from "./match.ts";
 import { matchToken } from "./token.ts";
 import type { IdentityContext, IdentitySpec, ProviderScheme, Verified } from "./types.ts";
@@ -149,3 +151,20 @@ export function mollieScheme(): ProviderScheme {
     },
   };
 }
+
+/**
+ * A Mollie source (next-gen `X-Mollie-Signature`, or classic `?token=` in the webhookUrl). Sugar for `{ provider: "mollie", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { mollie: mollie({ secrets: [{ env: "MOLLIE_WEBHOOK_SECRET" }] }) }
+ * ```
+ */
+export const mollie = defineProvider({
+  name: "mollie",
+  options: signed,
+  identity: mollieIdentity,
+  docs: "#mollie",
+  scheme: () => mollieScheme(),
+});

@@ -5,9 +5,11 @@
  * `value` is stored as its own event.
  */
 
+import { signed } from "../config/source-fields.ts";
 import { hookinboxError } from "../errors.ts";
 import { field, jsonOrUndefined, parseJsonOrUndefined, scalarText } from "./body.ts";
 import { graphValidation } from "./challenges.ts";
+import { defineProvider } from "./definition.ts";
 import { requireSecrets } from "./match.ts";
 import { splitJson } from "./split.ts";
 import { matchToken } from "./token.ts";
@@ -91,3 +93,20 @@ export function msgraphScheme(): ProviderScheme {
     split: (request) => splitJson(request.body, ["value"]),
   };
 }
+
+/**
+ * A Microsoft Graph change-notification source (`clientState`, validationToken echo). Sugar for `{ provider: "msgraph", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { msgraph: msgraph({ secrets: [{ env: "GRAPH_CLIENT_STATE" }] }) }
+ * ```
+ */
+export const msgraph = defineProvider({
+  name: "msgraph",
+  options: signed,
+  identity: graphIdentity,
+  docs: "#microsoft-graph-change-notifications",
+  scheme: () => msgraphScheme(),
+});

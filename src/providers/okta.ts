@@ -5,8 +5,10 @@
  * POST carries a batch in `data.events`, stored as one event per item (`uuid`).
  */
 
+import { headerName, signed } from "../config/source-fields.ts";
 import { field, jsonOrUndefined, scalarText } from "./body.ts";
 import { echoable } from "./challenges.ts";
+import { defineProvider } from "./definition.ts";
 import { readHeader } from "./match.ts";
 import { splitJson } from "./split.ts";
 import { tokenVerifier } from "./token.ts";
@@ -89,3 +91,25 @@ export function oktaScheme(options: OktaOptions = {}): ProviderScheme {
     split: (request) => splitJson(request.body, ["data", "events"]),
   };
 }
+
+/**
+ * An Okta event hook source (authorization header, GET verification; batches split). Sugar for `{ provider: "okta", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { okta: okta({ secrets: [{ env: "OKTA_HOOK_AUTH" }] }) }
+ * ```
+ */
+export const okta = defineProvider({
+  name: "okta",
+  options: {
+    ...signed,
+    /** The event hook's "Authentication field" header. Default `authorization`. */
+    header: headerName.optional(),
+  },
+  identity: oktaIdentity,
+  docs: "#okta-event-hooks",
+  scheme: (source) =>
+    oktaScheme(source.header === undefined ? {} : { header: source.header.toLowerCase() }),
+});

@@ -4,9 +4,11 @@
  * secret rotation Paddle sends one `h1` per valid secret.
  */
 
+import { signedWithTolerance } from "../config/source-fields.ts";
 import { hookinboxError } from "../errors.ts";
 import { keyValueList } from "./body.ts";
 import { decodeHex, hmac } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import { findMatchingSecret, requireHeader, requireSecrets, utf8Secret } from "./match.ts";
 import { checkTimestamp, checkTolerance, parseTimestampSeconds } from "./timestamps.ts";
 import type { IdentitySpec, ProviderScheme, Verified } from "./types.ts";
@@ -119,3 +121,20 @@ export function paddleScheme(options: PaddleOptions = {}): ProviderScheme {
     },
   };
 }
+
+/**
+ * A Paddle Billing source (`Paddle-Signature`). Sugar for `{ provider: "paddle", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { paddle: paddle({ secrets: [{ env: "PADDLE_SECRET" }] }) }
+ * ```
+ */
+export const paddle = defineProvider({
+  name: "paddle",
+  options: signedWithTolerance,
+  identity: paddleIdentity,
+  docs: "#paddle-billing",
+  scheme: (_source, context) => paddleScheme(context.window),
+});

@@ -6,8 +6,11 @@
  * from the config: it binds the signature to your webhook.
  */
 
+import { z } from "zod";
+import { duration, unsigned } from "../config/source-fields.ts";
 import { hookinboxError } from "../errors.ts";
 import { asBuffer, decodeBase64 } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import {
   certificateSource,
   type KeyFetchOptions,
@@ -169,3 +172,28 @@ export function paypalScheme(options: PaypalOptions): ProviderScheme<AsyncVerifi
     },
   };
 }
+
+/**
+ * A PayPal source (certificate-signed transmissions for the named webhook). Sugar for `{ provider: "paypal", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { paypal: paypal({ webhookIds: ["1JE4291016473214C"] }) }
+ * ```
+ */
+export const paypal = defineProvider({
+  name: "paypal",
+  options: {
+    // Verified with PayPal's certificates: the webhook id is the binding.
+    ...unsigned,
+    webhookIds: z
+      .array(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, { message: "expected a PayPal webhook id" }))
+      .min(1, "a PayPal source needs its webhook id (fail closed)"),
+    tolerance: duration.optional(),
+  },
+  identity: paypalIdentity,
+  docs: "#paypal",
+  scheme: (source, context) =>
+    paypalScheme({ webhookIds: source.webhookIds, ...context.window, keys: context.keys }),
+});

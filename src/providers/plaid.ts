@@ -6,9 +6,12 @@
  */
 
 import { createHash, type KeyObject } from "node:crypto";
+import { z } from "zod";
+import { duration, signed } from "../config/source-fields.ts";
 import { hookinboxError } from "../errors.ts";
 import { field, jsonOrUndefined, scalarText } from "./body.ts";
 import { asBuffer, constantTimeEqual, decodeHex } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import { jwsSignatureValid, numericClaim, parseJws, requireAlgorithm } from "./jwt.ts";
 import {
   defaultKeyTimeoutMs,
@@ -207,3 +210,31 @@ export function plaidScheme(options: PlaidOptions): ProviderScheme<AsyncVerifier
     },
   };
 }
+
+/**
+ * A Plaid source (ES256 `Plaid-Verification`; keys fetched with the API secret). Sugar for `{ provider: "plaid", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { plaid: plaid({ clientId: "5f…", secrets: [{ env: "PLAID_SECRET" }] }) }
+ * ```
+ */
+export const plaid = defineProvider({
+  name: "plaid",
+  options: {
+    ...signed,
+    clientId: z.string().min(1),
+    environment: z.enum(["production", "sandbox", "development"]).optional(),
+    tolerance: duration.optional(),
+  },
+  identity: plaidIdentity,
+  docs: "#plaid",
+  scheme: (source, context) =>
+    plaidScheme({
+      clientId: source.clientId,
+      environment: source.environment ?? "production",
+      ...context.window,
+      keys: context.keys,
+    }),
+});

@@ -8,7 +8,9 @@
  * detail can be changed per source (`identity`, `tolerance`).
  */
 
+import { signedWithTolerance } from "../config/source-fields.ts";
 import { field, jsonOrUndefined, path, scalarText } from "./body.ts";
+import { defineProvider, type SourceHelper, type SourceSchema } from "./definition.ts";
 import { type HmacOptions, hmacScheme } from "./hmac.ts";
 import { readHeader } from "./match.ts";
 import { standardWebhooksId, standardWebhooksScheme } from "./standard-webhooks.ts";
@@ -25,6 +27,7 @@ import type { IdentityContext, IdentitySpec, ProviderScheme, Verifier } from "./
  *   verify: { kind: "hmac", options: { header: "x-signature", algorithm: "sha256", encoding: "hex",
  *     secretEncoding: "utf8", signedContent: "{body}", timestampUnit: "s" } },
  *   identity: { id: "$.id", type: "$.type" },
+ *   docs: "#example",
  * };
  * ```
  */
@@ -36,6 +39,8 @@ export interface Preset {
   /** The window when the source sets no `tolerance` (only used where a timestamp is signed). */
   readonly toleranceMs?: number;
   readonly identity: IdentitySpec;
+  /** Its section in docs/providers.md. */
+  readonly docs: `#${string}`;
 }
 
 /** HMAC-SHA256 of the raw body, hex, keyed with the secret as UTF-8: the most common variant. */
@@ -290,6 +295,7 @@ export function postmarkEventKey(context: IdentityContext): string | undefined {
 export const presets = {
   /** Clerk sends through Svix: `svix-*` headers, `whsec_` secrets. */
   clerk: {
+    docs: "#clerk",
     verify: { kind: "standard-webhooks" },
     identity: Object.freeze({
       id: standardWebhooksId,
@@ -300,6 +306,7 @@ export const presets = {
   },
   /** Resend sends through Svix: `svix-*` headers, `whsec_` secrets. */
   resend: {
+    docs: "#resend",
     verify: { kind: "standard-webhooks" },
     identity: Object.freeze({
       id: standardWebhooksId,
@@ -310,6 +317,7 @@ export const presets = {
   },
   /** `WorkOS-Signature: t=<ms>, v1=<hex>` over `{t}.{body}`; the SDK allows 180 s. */
   workos: {
+    docs: "#workos",
     verify: {
       kind: "hmac",
       options: {
@@ -333,6 +341,7 @@ export const presets = {
   },
   /** `x-vercel-signature`: hex HMAC-SHA1 of the body with the webhook (or integration) secret. */
   vercel: {
+    docs: "#vercel",
     verify: { kind: "hmac", options: { ...hexOptions("x-vercel-signature"), algorithm: "sha1" } },
     identity: Object.freeze({
       id: "$.id",
@@ -343,6 +352,7 @@ export const presets = {
   },
   /** `Sentry-Hook-Signature`: hex HMAC-SHA256 of the body with the integration's client secret. */
   sentry: {
+    docs: "#sentry",
     verify: hexBody("sentry-hook-signature"),
     identity: Object.freeze({
       id: "header:request-id",
@@ -353,6 +363,7 @@ export const presets = {
   },
   /** Bitbucket Cloud and Data Center: `X-Hub-Signature: sha256=<hex>` over the body. */
   bitbucket: {
+    docs: "#bitbucket",
     verify: hexBody("x-hub-signature", "sha256="),
     identity: Object.freeze({
       id: bitbucketDeliveryId,
@@ -362,6 +373,7 @@ export const presets = {
   },
   /** Jira Cloud (Atlassian) webhooks with a secret: `X-Hub-Signature: sha256=<hex>`. */
   jira: {
+    docs: "#jira-atlassian",
     verify: hexBody("x-hub-signature", "sha256="),
     identity: Object.freeze({
       id: "header:x-atlassian-webhook-identifier",
@@ -372,6 +384,7 @@ export const presets = {
   },
   /** `Typeform-Signature: sha256=<base64>` over the body. */
   typeform: {
+    docs: "#typeform",
     verify: {
       kind: "hmac",
       options: { ...hexOptions("typeform-signature"), prefix: "sha256=", encoding: "base64" },
@@ -385,6 +398,7 @@ export const presets = {
   },
   /** `Calendly-Webhook-Signature: t=<s>,v1=<hex>` over `{t}.{body}`; Calendly's example allows 3 min. */
   calendly: {
+    docs: "#calendly",
     verify: {
       kind: "hmac",
       options: {
@@ -404,6 +418,7 @@ export const presets = {
   },
   /** `X-Signature`: hex HMAC-SHA256 of the body with the webhook's signing secret. */
   lemonsqueezy: {
+    docs: "#lemon-squeezy",
     verify: hexBody("x-signature"),
     identity: Object.freeze({
       id: lemonSqueezyEventKey,
@@ -415,6 +430,7 @@ export const presets = {
   },
   /** `X-Razorpay-Signature`: hex HMAC-SHA256 of the body; `x-razorpay-event-id` is the id. */
   razorpay: {
+    docs: "#razorpay",
     verify: hexBody("x-razorpay-signature"),
     identity: Object.freeze({
       id: "header:x-razorpay-event-id",
@@ -425,6 +441,7 @@ export const presets = {
   },
   /** Coinbase Commerce: `X-CC-Webhook-Signature`, hex HMAC-SHA256 of the body. */
   coinbase: {
+    docs: "#coinbase-commerce",
     verify: hexBody("x-cc-webhook-signature"),
     identity: Object.freeze({
       id: "$.event.id",
@@ -438,6 +455,7 @@ export const presets = {
    * `{X-Zendesk-Webhook-Signature-Timestamp}{body}`; the timestamp is RFC 3339.
    */
   zendesk: {
+    docs: "#zendesk",
     verify: {
       kind: "hmac",
       options: {
@@ -458,6 +476,7 @@ export const presets = {
   },
   /** Telegram Bot API: `setWebhook`'s `secret_token` comes back in a header, unsigned. */
   telegram: {
+    docs: "#telegram-bot-api",
     verify: { kind: "token", where: { kind: "header", name: "x-telegram-bot-api-secret-token" } },
     identity: Object.freeze({
       id: "$.update_id",
@@ -467,6 +486,7 @@ export const presets = {
   },
   /** Postmark: basic-auth credentials in the webhook URL (`https://user:password@host/…`). */
   postmark: {
+    docs: "#postmark",
     verify: { kind: "token", where: { kind: "basic" } },
     identity: Object.freeze({
       id: postmarkEventKey,
@@ -518,4 +538,25 @@ export function presetScheme(
         ? tokenVerifier(verify.where)
         : standardWebhooksScheme({ toleranceMs }).verifier;
   return { provider: name, verifier, identity: preset.identity };
+}
+
+/**
+ * A preset's source helper, for the registry: its options are the secrets and the window, its
+ * scheme {@link presetScheme}.
+ *
+ * @example
+ * ```ts
+ * export const clerk = presetProvider("clerk");
+ * ```
+ */
+export function presetProvider<N extends PresetName>(
+  name: N,
+): SourceHelper<N, SourceSchema<N, typeof signedWithTolerance>> {
+  return defineProvider({
+    name,
+    options: signedWithTolerance,
+    identity: presets[name].identity,
+    docs: presets[name].docs,
+    scheme: (_source, context) => presetScheme(name, context.window),
+  });
 }

@@ -7,8 +7,11 @@
  * subscription }`; {@link pubsubMessage} decodes `data` for handlers.
  */
 
+import { z } from "zod";
+import { duration, unsigned } from "../config/source-fields.ts";
 import { hookinboxError } from "../errors.ts";
 import { field, jsonOrUndefined, path, scalarText } from "./body.ts";
+import { defineProvider } from "./definition.ts";
 import { jwsSignatureValid, numericClaim, parseJws, requireAlgorithm } from "./jwt.ts";
 import { jwksSource, type KeyFetchOptions, type KeyUrlRule } from "./keys/index.ts";
 import { readHeader } from "./match.ts";
@@ -219,3 +222,39 @@ export function pubsubScheme(options: PubsubOptions): ProviderScheme<AsyncVerifi
     },
   };
 }
+
+/**
+ * A Google Cloud Pub/Sub push source (OIDC token from the subscription's service account). Sugar for `{ provider: "pubsub", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { pubsub: pubsub({ serviceAccountEmails: ["push@my-project.iam.gserviceaccount.com"] }) }
+ * ```
+ */
+export const pubsub = defineProvider({
+  name: "pubsub",
+  options: {
+    // Verified with Google's keys: the audience and service account are the binding.
+    ...unsigned,
+    /** Default: http.publicUrl + "/webhooks/<source>" (Pub/Sub's default audience). */
+    audience: z.string().min(1).optional(),
+    serviceAccountEmails: z
+      .array(z.string().email("expected a service account email"))
+      .min(1, "a Pub/Sub source accepts only the service accounts it names (fail closed)"),
+    tolerance: duration.optional(),
+  },
+  identity: pubsubIdentity,
+  docs: "#google-cloud-pubsub-push",
+  scheme: (source, context) =>
+    pubsubScheme({
+      audience: context.endpointUrl(
+        source.audience,
+        "audience",
+        "Pub/Sub tokens name the push endpoint as audience",
+      ),
+      serviceAccountEmails: source.serviceAccountEmails,
+      ...context.window,
+      keys: context.keys,
+    }),
+});

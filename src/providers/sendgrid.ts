@@ -7,7 +7,9 @@
  */
 
 import { createPublicKey, type KeyObject, verify as verifySignature } from "node:crypto";
+import { signedWithTolerance } from "../config/source-fields.ts";
 import { decodeBase64, memoizeKeys } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import { requireHeader, requireSecrets, requireTimestampHeader } from "./match.ts";
 import { splitJson } from "./split.ts";
 import { verifyTimestampedKeySignature } from "./timestamped-key-signature.ts";
@@ -132,3 +134,20 @@ function verifyDer(key: KeyObject, message: Buffer, signature: Buffer): boolean 
     return false;
   }
 }
+
+/**
+ * A SendGrid Event Webhook source (ECDSA verification key; batches split per `sg_event_id`). Sugar for `{ provider: "sendgrid", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { sendgrid: sendgrid({ secrets: [{ env: "SENDGRID_VERIFICATION_KEY" }] }) }
+ * ```
+ */
+export const sendgrid = defineProvider({
+  name: "sendgrid",
+  options: signedWithTolerance,
+  identity: sendgridIdentity,
+  docs: "#sendgrid-event-webhook",
+  scheme: (_source, context) => sendgridScheme(context.window),
+});

@@ -3,8 +3,10 @@
  * app's client secret (UTF-8). Nothing else is signed and there is no timestamp.
  */
 
+import { signed } from "../config/source-fields.ts";
 import { field, jsonOrUndefined, scalarText } from "./body.ts";
 import { decodeBase64, hmac } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import { findMatchingSecret, requireHeader, requireSecrets, utf8Secret } from "./match.ts";
 import type { IdentityContext, IdentitySpec, ProviderScheme, Verified } from "./types.ts";
 
@@ -85,3 +87,20 @@ export function shopifyScheme(_options: ShopifyOptions = {}): ProviderScheme {
     },
   };
 }
+
+/**
+ * A Shopify source (`X-Shopify-Hmac-Sha256`, id `X-Shopify-Webhook-Id`). Sugar for `{ provider: "shopify", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { shopify: shopify({ secrets: [{ env: "SHOPIFY_SECRET" }] }) }
+ * ```
+ */
+export const shopify = defineProvider({
+  name: "shopify",
+  options: signed,
+  identity: shopifyIdentity,
+  docs: "#shopify",
+  scheme: () => shopifyScheme(),
+});

@@ -11,6 +11,7 @@
  * {@link slackEventId}). Slack does not retry slash commands or interactivity.
  */
 
+import { signedWithTolerance } from "../config/source-fields.ts";
 import {
   contextForm,
   field,
@@ -20,6 +21,7 @@ import {
   scalarText,
 } from "./body.ts";
 import { asBuffer } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import { checkTolerance } from "./timestamps.ts";
 import type {
   HandshakeResponse,
@@ -241,3 +243,20 @@ export function slackScheme(options: SlackOptions = {}): ProviderScheme {
     verifier: v0Verifier({ header: HEADER, timestampHeader: TIMESTAMP_HEADER, toleranceMs }),
   };
 }
+
+/**
+ * A Slack source (`X-Slack-Signature`, answers `url_verification`). Sugar for `{ provider: "slack", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { slack: slack({ secrets: [{ env: "SLACK_SIGNING_SECRET" }] }) }
+ * ```
+ */
+export const slack = defineProvider({
+  name: "slack",
+  options: signedWithTolerance,
+  identity: slackIdentity,
+  docs: "#slack",
+  scheme: (_source, context) => slackScheme(context.window),
+});

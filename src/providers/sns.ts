@@ -8,9 +8,12 @@
  * `SubscribeURL`), and confirmed by hookinbox itself when the source sets `autoConfirm`.
  */
 
+import { z } from "zod";
+import { duration, unsigned } from "../config/source-fields.ts";
 import { hookinboxError, isHookinboxError } from "../errors.ts";
 import { field, utf8Text } from "./body.ts";
 import { decodeBase64 } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import {
   certificateSource,
   defaultKeyTimeoutMs,
@@ -253,3 +256,38 @@ export function snsScheme(options: SnsOptions): ProviderScheme<AsyncVerifier> {
     },
   };
 }
+
+/**
+ * An Amazon SNS source (AWS-signed messages for the named topics). Sugar for `{ provider: "sns", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { sns: sns({ topicArns: ["arn:aws:sns:eu-west-1:123456789012:orders"] }) }
+ * ```
+ */
+export const sns = defineProvider({
+  name: "sns",
+  options: {
+    // Verified with AWS's certificates: no secret; the topics are the binding (fail closed).
+    ...unsigned,
+    topicArns: z
+      .array(
+        z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]{1,256}$/, {
+          message: 'expected a topic ARN like "arn:aws:sns:eu-west-1:123456789012:orders"',
+        }),
+      )
+      .min(1, "an SNS source accepts only the topics it names (fail closed)"),
+    autoConfirm: z.boolean().optional(),
+    tolerance: duration.optional(),
+  },
+  identity: snsIdentity,
+  docs: "#amazon-sns",
+  scheme: (source, context) =>
+    snsScheme({
+      topicArns: source.topicArns,
+      autoConfirm: source.autoConfirm ?? false,
+      ...context.window,
+      keys: context.keys,
+    }),
+});

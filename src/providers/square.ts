@@ -4,8 +4,10 @@
  * the raw body. No timestamp is signed.
  */
 
+import { publicUrl, signed } from "../config/source-fields.ts";
 import { checkPublicUrl } from "./body.ts";
 import { decodeBase64, hmac } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import { findMatchingSecret, requireHeader, requireSecrets, utf8Secret } from "./match.ts";
 import type { IdentitySpec, ProviderScheme, Verified } from "./types.ts";
 
@@ -77,3 +79,27 @@ export function squareScheme(options: SquareOptions): ProviderScheme {
     },
   };
 }
+
+/**
+ * A Square source (signs the notification URL). Sugar for `{ provider: "square", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { square: square({ secrets: [{ env: "SQUARE_KEY" }], notificationUrl: "https://hooks.example.com/webhooks/square" }) }
+ * ```
+ */
+export const square = defineProvider({
+  name: "square",
+  options: { ...signed, notificationUrl: publicUrl.optional() },
+  identity: squareIdentity,
+  docs: "#square",
+  scheme: (source, context) =>
+    squareScheme({
+      notificationUrl: context.endpointUrl(
+        source.notificationUrl,
+        "notificationUrl",
+        "Square signs the notification URL",
+      ),
+    }),
+});

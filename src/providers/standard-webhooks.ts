@@ -5,8 +5,10 @@
  * Svix's `svix-id` / `svix-timestamp` / `svix-signature` are accepted as aliases.
  */
 
+import { signedWithTolerance } from "../config/source-fields.ts";
 import { hookinboxError, isHookinboxError } from "../errors.js";
 import { decodeBase64, hmac, memoizeKeys } from "./crypto.js";
+import { defineProvider } from "./definition.ts";
 import { findMatchingSecret, readHeader, requireSecrets } from "./match.js";
 import { checkTimestamp, checkTolerance, parseTimestampSeconds } from "./timestamps.js";
 import type {
@@ -194,3 +196,20 @@ function parseSignatureList(header: string): Buffer[] {
   }
   return signatures;
 }
+
+/**
+ * A Standard Webhooks source (`webhook-*` or `svix-*` headers, `whsec_` secrets). Sugar for `{ provider: "standard-webhooks", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { clerk: standardWebhooks({ secrets: [{ env: "CLERK_WEBHOOK_SECRET" }] }) }
+ * ```
+ */
+export const standardWebhooks = defineProvider({
+  name: "standard-webhooks",
+  options: signedWithTolerance,
+  identity: standardWebhooksIdentity,
+  docs: "#standard-webhooks-svix-clerk-resend-",
+  scheme: (_source, context) => standardWebhooksScheme({ toleranceMs: context.toleranceMs }),
+});

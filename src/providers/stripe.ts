@@ -3,8 +3,10 @@
  * keyed with the whole `whsec_…` string as UTF-8 (it is not decoded).
  */
 
+import { signedWithTolerance } from "../config/source-fields.ts";
 import { hookinboxError } from "../errors.js";
 import { decodeHex, hmac } from "./crypto.js";
+import { defineProvider } from "./definition.ts";
 import { findMatchingSecret, readHeader, requireSecrets } from "./match.js";
 import { checkTimestamp, checkTolerance, parseTimestampSeconds } from "./timestamps.js";
 import type { IdentitySpec, ProviderScheme, SignedRequest, Verified } from "./types.js";
@@ -132,3 +134,20 @@ function parseStripeHeader(header: string): { timestamp: string; signatures: Buf
 function nonEmpty(secret: string): string | undefined {
   return secret.length > 0 ? secret : undefined;
 }
+
+/**
+ * A Stripe source (`Stripe-Signature`, id from the body's `id`). Sugar for `{ provider: "stripe", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { stripe: stripe({ secrets: [{ env: "STRIPE_WEBHOOK_SECRET" }], tolerance: "5m" }) }
+ * ```
+ */
+export const stripe = defineProvider({
+  name: "stripe",
+  options: signedWithTolerance,
+  identity: stripeIdentity,
+  docs: "#stripe",
+  scheme: (_source, context) => stripeScheme({ toleranceMs: context.toleranceMs }),
+});

@@ -12,6 +12,7 @@
  */
 
 import { createHash } from "node:crypto";
+import { publicUrl, signed } from "../config/source-fields.ts";
 import { hookinboxError } from "../errors.ts";
 import {
   checkPublicUrl,
@@ -24,6 +25,7 @@ import {
   scalarText,
 } from "./body.ts";
 import { constantTimeEqual, decodeBase64, decodeHex, hmac } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import { findMatchingSecretAmong, requireHeader, requireSecrets, utf8Secret } from "./match.ts";
 import type { IdentityContext, IdentitySpec, ProviderScheme, Verified } from "./types.ts";
 
@@ -250,3 +252,27 @@ export function twilioScheme(options: TwilioOptions): ProviderScheme {
     },
   };
 }
+
+/**
+ * A Twilio source (signs the public URL). Sugar for `{ provider: "twilio", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { twilio: twilio({ secrets: [{ env: "TWILIO_AUTH_TOKEN" }], publicUrl: "https://hooks.example.com" }) }
+ * ```
+ */
+export const twilio = defineProvider({
+  name: "twilio",
+  options: { ...signed, publicUrl: publicUrl.optional() },
+  identity: twilioIdentity,
+  docs: "#twilio",
+  scheme: (source, context) =>
+    twilioScheme({
+      publicUrl: context.publicUrl(
+        source.publicUrl,
+        "publicUrl",
+        "Twilio signs the public URL it calls",
+      ),
+    }),
+});

@@ -5,8 +5,10 @@
  * precision; Twitch asks receivers to reject messages older than 10 minutes.
  */
 
+import { signedWithTolerance } from "../config/source-fields.ts";
 import { field, parseJsonOrUndefined } from "./body.ts";
 import { decodeHex, hmac } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import {
   findMatchingSecret,
   readHeader,
@@ -147,3 +149,20 @@ export function twitchScheme(options: TwitchOptions = {}): ProviderScheme {
     },
   };
 }
+
+/**
+ * A Twitch EventSub source (answers the callback verification). Sugar for `{ provider: "twitch", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { twitch: twitch({ secrets: [{ env: "TWITCH_SECRET" }] }) }
+ * ```
+ */
+export const twitch = defineProvider({
+  name: "twitch",
+  options: signedWithTolerance,
+  identity: twitchIdentity,
+  docs: "#twitch-eventsub",
+  scheme: (_source, context) => twitchScheme(context.window),
+});

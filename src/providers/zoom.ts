@@ -5,8 +5,10 @@
  * `{plainToken, encryptedToken: hex(HMAC-SHA256(secret token, plainToken))}`.
  */
 
+import { signedWithTolerance } from "../config/source-fields.ts";
 import { field, jsonOrUndefined, parseJsonOrUndefined, path, scalarText } from "./body.ts";
 import { asBuffer, hmac } from "./crypto.ts";
+import { defineProvider } from "./definition.ts";
 import { checkTolerance } from "./timestamps.ts";
 import type {
   ActiveSecret,
@@ -136,3 +138,20 @@ export function zoomScheme(options: ZoomOptions = {}): ProviderScheme {
     verifier: v0Verifier({ header: HEADER, timestampHeader: TIMESTAMP_HEADER, toleranceMs }),
   };
 }
+
+/**
+ * A Zoom source (answers `endpoint.url_validation`). Sugar for `{ provider: "zoom", … }`; the
+ * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ *
+ * @example
+ * ```ts
+ * sources: { zoom: zoom({ secrets: [{ env: "ZOOM_SECRET" }] }) }
+ * ```
+ */
+export const zoom = defineProvider({
+  name: "zoom",
+  options: signedWithTolerance,
+  identity: zoomIdentity,
+  docs: "#zoom",
+  scheme: (_source, context) => zoomScheme(context.window),
+});
