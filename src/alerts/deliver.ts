@@ -4,12 +4,24 @@ import type { Logger } from "../log.ts";
 import type { OutboxAlert } from "../store/alert-types.ts";
 import type { QueueStore } from "../store/queue-types.ts";
 
-type OutboxStore = Pick<QueueStore, "dueAlerts" | "settleAlert">;
+type OutboxStore = Pick<QueueStore, "claimDueAlerts" | "settleAlert" | "pruneAlerts">;
 
 /** The first retry waits this long, doubling per attempt up to `maxBackoffMs`. */
 const firstBackoffMs = 5_000;
 const maxBackoffMs = 10 * 60_000;
 const requestTimeoutMs = 10_000;
+/** Alerts claimed per pass: sent one after another, each within `requestTimeoutMs`. */
+const claimLimit = 10;
+/**
+ * How long a claimed alert stays out of other processes' passes: longer than a whole pass
+ * (10 × 10 s), so one alert is never sent by two processes at once; a process that dies mid-pass
+ * leaves its alerts due again after this.
+ */
+export const alertClaimLeaseMs = 120_000;
+/** Delivered alerts are kept this long (for `alert_outbox` readers), then pruned. */
+const deliveredRetentionMs = 7 * 86_400_000;
+const pruneEveryMs = 3_600_000;
+const lastPruned = new WeakMap<OutboxStore, number>();
 
 /**
  * When a failed alert is tried again: 5s after the first failure, doubling up to 10 minutes.
@@ -51,7 +63,9 @@ export function alertBody(alert: OutboxAlert): string {
 /**
  * Sends every due alert of the outbox to `alerts.webhook`, signed as a Standard Webhooks message
  * whose `webhook-id` is the alert's id, and marks it delivered on 2xx or schedules its retry.
- * At least once: an alert sent but not marked (a crash between) is sent again with the same id.
+ * Alerts are claimed with a lease first, so processes sharing a store never send one alert twice
+ * at once. At least once: an alert sent but not marked (a crash between) is sent again with the
+ * same id after the lease. Delivered alerts older than 7 days are pruned, once an hour at most.
  * Returns how many were delivered.
  *
  * @example
@@ -68,7 +82,11 @@ export async function deliverDueAlerts(
   const webhook = alerts?.webhook;
   if (!webhook) return 0;
   let delivered = 0;
-  const due = await store.dueAlerts(now, 50);
+  if (now - (lastPruned.get(store) ?? Number.NEGATIVE_INFINITY) >= pruneEveryMs) {
+    lastPruned.set(store, now);
+    await store.pruneAlerts(now - deliveredRetentionMs, 1_000);
+  }
+  const due = await store.claimDueAlerts(now, claimLimit, alertClaimLeaseMs);
   for (const alert of due) {
     const body = Buffer.from(alertBody(alert), "utf8");
     const signature = signStandardWebhook([webhook.secret], alert.id, body, now);

@@ -21,6 +21,7 @@ export function deadLetterOccurrence(alert: DeadLetterAlert): AlertOccurrence {
     condition: `dead-letter:${alert.source}:${alert.target}`,
     kind: "dead-letter",
     payload: { ...alert },
+    deadLetterId: alert.deliveryId,
   };
 }
 

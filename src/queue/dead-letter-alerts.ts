@@ -43,11 +43,12 @@ export async function sweepDeadLetterAlerts(
       }
     }
     if (alerts?.webhook) {
-      // The outbox rows and the marks commit together: each dead letter gets exactly one.
+      // The outbox rows and the marks commit together, and only the transaction that marks a
+      // dead letter records it: each gets exactly one, even with several processes sweeping.
       const sent = new Set(confirmed);
       await store.recordAlerts(
         pending.filter((alert) => sent.has(alert.deliveryId)).map(deadLetterOccurrence),
-        { now: now(), windowMs: alerts.windowMs, deadLetterIds: confirmed },
+        { now: now(), windowMs: alerts.windowMs },
       );
     } else {
       await store.markAlerted(confirmed, now());

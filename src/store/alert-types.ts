@@ -6,6 +6,11 @@ export interface AlertOccurrence {
   readonly kind: string;
   /** What the receiver reads (the latest occurrence's details); never a request body or secret. */
   readonly payload: Readonly<Record<string, unknown>>;
+  /**
+   * The dead letter this occurrence announces. It is recorded only by the transaction that marks
+   * that delivery alerted, so processes sweeping the same dead letter at once record it once.
+   */
+  readonly deadLetterId?: string;
 }
 
 /** One alert in the outbox, waiting to be sent or retried. */
@@ -27,15 +32,22 @@ export interface OutboxAlert {
 export interface AlertOutboxStore {
   /**
    * Folds each occurrence into its condition's waiting alert, or adds a new alert due at the
-   * earliest time one window after the condition's previous alert; marks `deadLetterIds` alerted
-   * in the same transaction.
+   * earliest time one window after the condition's previous alert. An occurrence with a
+   * `deadLetterId` marks that delivery alerted in the same transaction, and is skipped when it was
+   * already marked (another process got there first).
    */
   recordAlerts(
     occurrences: readonly AlertOccurrence[],
-    input: { now: number; windowMs: number; deadLetterIds?: readonly string[] },
+    input: { now: number; windowMs: number },
   ): Promise<void>;
-  /** Alerts due at `now` and not delivered, oldest first. */
-  dueAlerts(now: number, limit: number): Promise<OutboxAlert[]>;
+  /**
+   * Claims up to `limit` alerts due at `now` and not delivered, oldest first, by moving their next
+   * try to `now + leaseMs` in the same statement: two processes never send one alert at once, and
+   * an alert claimed by a process that dies is due again when the lease ends.
+   */
+  claimDueAlerts(now: number, limit: number, leaseMs: number): Promise<OutboxAlert[]>;
+  /** Deletes up to `limit` alerts delivered before `before` (ms); returns how many. */
+  pruneAlerts(before: number, limit: number): Promise<number>;
   /** Marks an alert delivered, or counts a failed attempt and sets its next try. */
   settleAlert(
     id: string,

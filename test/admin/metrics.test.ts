@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startGateway } from "../../src/gateway/start-gateway.ts";
 import { PermanentError } from "../../src/handlers/errors.ts";
-import { manualClock, processingInbox, until } from "../helpers/processing.ts";
+import { hangingEffect, manualClock, processingInbox, until } from "../helpers/processing.ts";
 import { standardRequest } from "../helpers/signers.ts";
 import { type StoreFactory, storeFactories } from "../helpers/stores.ts";
 
@@ -164,30 +164,17 @@ describe.each(storeFactories())("/metrics ($name)", (factory) => {
     const store = await factory.open();
     cleanups.push(() => store.cleanup());
     const clock = manualClock();
-    let release!: () => void;
-    const hang = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { handler, release, makeHeld } = hangingEffect();
     const env = processingInbox(
       {
         store: store.url,
-        handlers: {
-          "std:*": async (_event: unknown, ctx: any) => {
-            await ctx.effect("ship", () => hang, { onStale: "hold", staleAfter: "1s" });
-          },
-        },
+        handlers: { "std:*": handler },
         worker: { pollInterval: "20ms", lease: "1s" },
       },
       { now: clock.now },
     );
     cleanups.push(env.cleanup);
-    // A first worker claims, starts the effect and "dies" (its lease is never extended again).
-    const first = env.inbox.startWorker({ workerId: "wrk_first" });
-    await env.post("msg_held", { type: "x" });
-    await until(async () => (await env.inbox.store.listEffects({})).length === 1);
-    await first.stop(0);
-    clock.advance(5_000);
-    const second = env.inbox.startWorker({ workerId: "wrk_second" });
+    const second = await makeHeld(env, clock);
     await until(async () => (await env.inbox.store.listEffects({ status: "held" })).length === 1);
     await until(async () =>
       metricValue((await env.inbox.metrics!.render()).body, "hookinbox_effects_held_total", {

@@ -75,3 +75,34 @@ export function processingInbox(config: Record<string, unknown>, options: InboxO
     },
   };
 }
+
+/**
+ * A handler whose effect `ship` never finishes until `release()`, held for a human when its claim
+ * goes stale (`staleAfter: "1s"`): how tests make a held effect.
+ */
+export function hangingEffect() {
+  let release: () => void = () => undefined;
+  const hang = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const handler = async (_event: unknown, ctx: any) => {
+    await ctx.effect("ship", () => hang, { onStale: "hold", staleAfter: "1s" });
+  };
+  /**
+   * Posts `msg_held`; a first worker starts the effect and "dies" (stopped, its lease never
+   * extended), the clock moves past the stale time, and a second worker finds the stale claim and
+   * holds it. Returns the second worker.
+   */
+  const makeHeld = async (
+    env: ReturnType<typeof processingInbox>,
+    clock: ReturnType<typeof manualClock>,
+  ) => {
+    const first = env.inbox.startWorker({ workerId: "wrk_first" });
+    await env.post("msg_held", { type: "x" });
+    await until(async () => (await env.inbox.store.listEffects({})).length === 1);
+    await first.stop(0);
+    clock.advance(5_000);
+    return env.inbox.startWorker({ workerId: "wrk_second" });
+  };
+  return { handler, release: () => release(), makeHeld };
+}

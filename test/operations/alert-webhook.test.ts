@@ -2,10 +2,11 @@
 // verified here with the `standardwebhooks` package on a real loopback receiver, on both stores.
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
+import { alertClaimLeaseMs } from "../../src/alerts/deliver.ts";
 import { resolveConfig } from "../../src/config/resolve.ts";
 import { PermanentError } from "../../src/handlers/errors.ts";
 import { destination, forwardingInbox, receiver } from "../forward/forward-env.ts";
-import { manualClock, processingInbox, until } from "../helpers/processing.ts";
+import { hangingEffect, manualClock, processingInbox, until } from "../helpers/processing.ts";
 import { type ReceivedRequest, type Receiver, startReceiver } from "../helpers/receiver.ts";
 import { storeFactories, type TestStore } from "../helpers/stores.ts";
 
@@ -83,6 +84,10 @@ describe("alerts config", () => {
   });
 });
 
+const failing = async () => {
+  throw new PermanentError("order does not exist");
+};
+
 describe.each(storeFactories())("alert webhook on $name", (factory) => {
   async function setup(input: {
     alerts: Record<string, unknown>;
@@ -100,11 +105,7 @@ describe.each(storeFactories())("alert webhook on $name", (factory) => {
       {
         store: store.url,
         handlers: {
-          "std:*":
-            input.handler ??
-            (async () => {
-              throw new PermanentError("order does not exist");
-            }),
+          "std:*": input.handler ?? failing,
         },
         ...(input.retry ? { retry: input.retry } : {}),
         worker: { pollInterval: "20ms", lease: "30s" },
@@ -117,21 +118,22 @@ describe.each(storeFactories())("alert webhook on $name", (factory) => {
       store.rows<{ id: string; count: number; attempts: number; delivered_at: number | null }>(
         "SELECT id, count, attempts, delivered_at FROM alert_outbox ORDER BY slot_at, id",
       );
-    /** Waits until every alert that is due has been answered 2xx. */
+    /** Waits until no alert is due or claimed by a pass in flight (due again one lease ahead). */
     const settled = () =>
       until(async () => {
         const rows = await store.rows<{ n: number }>(
-          "SELECT count(*) AS n FROM alert_outbox WHERE delivered_at IS NULL AND due_at <= ?",
-          [clock.now()],
+          `SELECT count(*) AS n FROM alert_outbox
+           WHERE delivered_at IS NULL AND (due_at <= ? OR due_at = ?)`,
+          [clock.now(), clock.now() + alertClaimLeaseMs],
         );
         return rows[0]?.n === 0;
       });
-    /** Another inbox (a restarted process) on the same store and clock. */
+    /** Another inbox (a restarted process) on the same store and clock, with the same handler. */
     const reopen = () => {
       const again = processingInbox(
         {
           store: store.url,
-          handlers: { "std:*": async () => undefined },
+          handlers: { "std:*": input.handler ?? failing },
           worker: { pollInterval: "20ms", lease: "30s" },
           alerts: { webhook: { url: receiver.url, secret: alertSecret }, ...input.alerts },
         },
@@ -320,5 +322,111 @@ describe.each(storeFactories())("alert webhook on $name", (factory) => {
     });
     expect(alerts[1]?.data.details).toMatchObject({ value: 0, receipts: 0 });
     expect(await t.outbox()).toHaveLength(2);
+  });
+  it("sends each alert once when two processes share the outbox", async () => {
+    const t = await setup({ alerts: { window: "0s" } });
+    const other = t.reopen();
+    // Both workers pass over the outbox; only one claims each alert.
+    t.env.inbox.startWorker({ workerId: "wrk_one" });
+    other.inbox.startWorker({ workerId: "wrk_two" });
+    const ids = ["msg_1", "msg_2", "msg_3", "msg_4", "msg_5", "msg_6"];
+    for (const id of ids) await t.env.post(id, { type: "t" });
+    await until(async () => (await t.outbox()).length === 6, 10_000, "6 outbox rows");
+    await t.settled();
+    await until(
+      async () =>
+        (await t.store.count(
+          "SELECT count(*) AS n FROM alert_outbox WHERE delivered_at IS NOT NULL",
+        )) === 6,
+    );
+    expect(t.receiver.requests).toHaveLength(6);
+    expect(new Set(t.receiver.requests.map((r) => verified(r).webhookId)).size).toBe(6);
+    expect((await t.outbox()).map((row) => row.attempts)).toEqual([1, 1, 1, 1, 1, 1]);
+  });
+
+  it("sends an alert claimed by a process that died once its claim lease ends", async () => {
+    const t = await setup({ alerts: { window: "0s" } });
+    // No worker yet: the dead letter comes from a first worker that is stopped before it alerts.
+    const first = t.env.inbox.startWorker({ workerId: "wrk_first" });
+    await t.env.post("msg_orphan", { type: "t" });
+    await until(() => t.receiver.requests.length === 1, 10_000, "the first alert");
+    await first.stop(1_000);
+    // A second alert, claimed by a "process" that dies before sending it.
+    await t.env.inbox.store.recordAlerts(
+      [{ condition: "test:orphan", kind: "dead-letter", payload: { note: "orphan" } }],
+      { now: t.clock.now(), windowMs: 0 },
+    );
+    const claimed = await t.env.inbox.store.claimDueAlerts(t.clock.now(), 10, alertClaimLeaseMs);
+    expect(claimed.map((a) => a.condition)).toEqual(["test:orphan"]);
+    const again = t.reopen();
+    again.inbox.startWorker({ workerId: "wrk_second" });
+    t.clock.advance(alertClaimLeaseMs - 1);
+    // Still leased: a few worker passes send nothing.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(t.receiver.requests).toHaveLength(1);
+    t.clock.advance(1);
+    await until(() => t.receiver.requests.length === 2, 10_000, "the orphaned alert");
+    const alert = verified(t.receiver.requests[1]!);
+    expect(alert.data.condition).toBe("test:orphan");
+    expect(alert.webhookId).toBe(claimed[0]?.id);
+  });
+
+  it("sends one alert per held effect", async () => {
+    const store: TestStore = await factory.open();
+    cleanups.push(() => store.cleanup());
+    const ops = await startReceiver(() => ({ status: 200 }));
+    cleanups.push(() => ops.close());
+    const clock = manualClock();
+    const { handler, release, makeHeld } = hangingEffect();
+    cleanups.push(async () => release());
+    const env = processingInbox(
+      {
+        store: store.url,
+        handlers: { "std:*": handler },
+        worker: { pollInterval: "20ms", lease: "1s" },
+        alerts: { webhook: { url: ops.url, secret: alertSecret }, window: "0s" },
+      },
+      { now: clock.now, random: () => 1 },
+    );
+    cleanups.push(env.cleanup);
+    await makeHeld(env, clock);
+    // Two conditions, one alert each: the held effect, and its delivery, dead until a human decides.
+    await until(() => ops.requests.length === 2, 10_000, "the held-effect and dead-letter alerts");
+    const alerts = ops.requests.map(verified).sort((x, y) => x.type.localeCompare(y.type));
+    expect(alerts.map((a) => [a.type, a.data.condition, a.data.count])).toEqual([
+      ["hookinbox.alert.dead-letter", "dead-letter:std:std:*", 1],
+      ["hookinbox.alert.effect-held", "effect-held:std:*:ship", 1],
+    ]);
+    expect(alerts[1]?.data.details).toMatchObject({ name: "ship", target: "std:*" });
+    await until(
+      async () =>
+        (await store.count(
+          "SELECT count(*) AS n FROM alert_outbox WHERE delivered_at IS NOT NULL",
+        )) === 2,
+    );
+    expect(ops.requests).toHaveLength(2);
+    expect(await store.count("SELECT count(*) AS n FROM alert_outbox")).toBe(2);
+  });
+
+  it("prunes delivered alerts after 7 days and keeps undelivered ones", async () => {
+    const t = await setup({ alerts: { window: "0s" }, statuses: [200, 500] });
+    t.env.inbox.startWorker();
+    await t.env.post("msg_old", { type: "t" });
+    await until(() => t.receiver.requests.length === 1, 10_000, "the first alert");
+    await t.settled();
+    await t.env.post("msg_failing", { type: "t" });
+    await until(async () => (await t.outbox())[1]?.attempts === 1, 10_000, "failed second alert");
+    await t.env.cleanup();
+    t.clock.advance(8 * 86_400_000);
+    // Its retry is due now and fails again (500 only once: the receiver answers 200 after).
+    const restarted = t.reopen();
+    restarted.inbox.startWorker();
+    await until(() => t.receiver.requests.length === 3, 10_000, "the retried alert");
+    await t.settled();
+    const rows = await t.outbox();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.attempts).toBe(2);
+    // (Signed 8 days ahead of the wall clock: the webhook-id is what is compared.)
+    expect(t.receiver.requests[2]?.headers["webhook-id"]).toBe(rows[0]?.id);
   });
 });

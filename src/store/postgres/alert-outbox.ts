@@ -11,7 +11,7 @@ import type { SchemaNames } from "./schema-names.ts";
  * @example
  * ```ts
  * const outbox = alertOutboxPostgres(pool, schemaNames("hookinbox"));
- * await outbox.dueAlerts(Date.now(), 50);
+ * await outbox.claimDueAlerts(Date.now(), 10, 120_000);
  * ```
  */
 export function alertOutboxPostgres(pool: pg.Pool, t: SchemaNames): AlertOutboxStore {
@@ -20,6 +20,15 @@ export function alertOutboxPostgres(pool: pg.Pool, t: SchemaNames): AlertOutboxS
       const now = Math.floor(input.now);
       await withTransaction(pool, async (client) => {
         for (const occurrence of occurrences) {
+          if (occurrence.deadLetterId !== undefined) {
+            // Row-locked: a second process marking the same dead letter waits, then sees it marked.
+            const marked = await client.query(
+              `UPDATE ${t.deliveries} SET alerted_at = $2
+               WHERE id = $1 AND status = 'dead' AND alerted_at IS NULL`,
+              [occurrence.deadLetterId, now],
+            );
+            if (marked.rowCount === 0) continue;
+          }
           const payload = JSON.stringify(occurrence.payload);
           await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [
             `hookinbox-alert:${occurrence.condition}`,
@@ -50,26 +59,31 @@ export function alertOutboxPostgres(pool: pg.Pool, t: SchemaNames): AlertOutboxS
             );
           }
         }
-        if (input.deadLetterIds && input.deadLetterIds.length > 0) {
-          await client.query(
-            `UPDATE ${t.deliveries} SET alerted_at = $2
-             WHERE id = ANY($1::text[]) AND status = 'dead' AND alerted_at IS NULL`,
-            [input.deadLetterIds, now],
-          );
-        }
       });
     },
-    async dueAlerts(now, limit) {
+    async claimDueAlerts(now, limit, leaseMs) {
+      const at = Math.floor(now);
       const { rows } = await withRetry(() =>
         pool.query<OutboxAlert>(
-          `SELECT id, condition, kind, payload, count, created_at::float8 AS "createdAt",
-                  last_at::float8 AS "lastAt", attempts
-           FROM ${t.alert_outbox} WHERE delivered_at IS NULL AND due_at <= $1
-           ORDER BY due_at, id LIMIT $2`,
-          [Math.floor(now), limit],
+          `UPDATE ${t.alert_outbox} SET due_at = $3
+           WHERE id IN (SELECT id FROM ${t.alert_outbox} WHERE delivered_at IS NULL AND due_at <= $1
+                        ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
+           RETURNING id, condition, kind, payload, count, created_at::float8 AS "createdAt",
+                     last_at::float8 AS "lastAt", attempts`,
+          [at, limit, at + Math.floor(leaseMs)],
         ),
       );
-      return rows;
+      return rows.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+    },
+    async pruneAlerts(before, limit) {
+      const { rowCount } = await withRetry(() =>
+        pool.query(
+          `DELETE FROM ${t.alert_outbox} WHERE id IN (SELECT id FROM ${t.alert_outbox}
+             WHERE delivered_at IS NOT NULL AND delivered_at < $1 LIMIT $2)`,
+          [Math.floor(before), limit],
+        ),
+      );
+      return rowCount ?? 0;
     },
     async settleAlert(id, outcome) {
       await withRetry(() =>

@@ -421,7 +421,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     async recordAlerts(occurrences, input) {
       await write("recordAlerts", occurrences, input);
     },
-    dueAlerts: (now, limit) => read((current) => current.outbox.due(now, limit)),
+    claimDueAlerts: (now, limit, leaseMs) => write("claimAlerts", now, limit, leaseMs),
+    pruneAlerts: (before, limit) => write("pruneAlerts", before, limit),
     async settleAlert(id, outcome) {
       await write("settleAlert", id, outcome);
     },

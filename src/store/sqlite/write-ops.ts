@@ -83,7 +83,9 @@ export function prepareWriteOps(db: Database.Database, now: () => number, audit 
     ) => effects.resolve(effectId, resolution, at, result),
     markAlerted: (ids: readonly string[], at: number) => alerts.mark(ids, at),
     recordAlerts: outbox.record,
+    claimAlerts: outbox.claim,
     settleAlert: outbox.settle,
+    pruneAlerts: outbox.prune,
     completeDone: (input: CompleteInput) => complete(input, "done"),
   };
 }

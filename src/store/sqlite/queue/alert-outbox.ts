@@ -4,7 +4,7 @@ import type { AlertOccurrence, OutboxAlert } from "../../alert-types.ts";
 
 /**
  * Prepares the alert outbox on SQLite: `record` (a write, inside the caller's transaction, with
- * the dead-letter marks), `due`, `settle` and the reads thresholds need.
+ * the dead-letter marks that decide which process records a dead letter), `claim` (a write: the due alerts, leased), `settle`, `prune` and the reads thresholds need.
  *
  * @example
  * ```ts
@@ -29,11 +29,18 @@ export function prepareAlertOutbox(db: Database.Database) {
   );
   const mark = db.prepare(
     `UPDATE deliveries SET alerted_at = @now
-     WHERE id IN (SELECT value FROM json_each(@ids)) AND status = 'dead' AND alerted_at IS NULL`,
+     WHERE id = @id AND status = 'dead' AND alerted_at IS NULL`,
   );
-  const due = db.prepare<[number, number], OutboxAlert>(
-    `SELECT id, condition, kind, payload, count, created_at AS createdAt, last_at AS lastAt, attempts
-     FROM alert_outbox WHERE delivered_at IS NULL AND due_at <= ? ORDER BY due_at, id LIMIT ?`,
+  const claim = db.prepare<[{ now: number; until: number; limit: number }], OutboxAlert>(
+    `UPDATE alert_outbox SET due_at = @until
+     WHERE id IN (SELECT id FROM alert_outbox WHERE delivered_at IS NULL AND due_at <= @now
+                  ORDER BY due_at, id LIMIT @limit)
+     RETURNING id, condition, kind, payload, count, created_at AS createdAt, last_at AS lastAt,
+               attempts`,
+  );
+  const prune = db.prepare(
+    `DELETE FROM alert_outbox WHERE id IN (SELECT id FROM alert_outbox
+       WHERE delivered_at IS NOT NULL AND delivered_at < @before LIMIT @limit)`,
   );
   const delivered = db.prepare(
     "UPDATE alert_outbox SET delivered_at = @now, attempts = attempts + 1, last_error = NULL WHERE id = @id",
@@ -52,10 +59,12 @@ export function prepareAlertOutbox(db: Database.Database) {
   return {
     record(
       occurrences: readonly AlertOccurrence[],
-      input: { now: number; windowMs: number; deadLetterIds?: readonly string[] },
+      input: { now: number; windowMs: number },
     ): void {
       const now = Math.floor(input.now);
-      for (const occurrence of occurrences) {
+      for (const { deadLetterId, ...occurrence } of occurrences) {
+        if (deadLetterId !== undefined && mark.run({ id: deadLetterId, now }).changes === 0)
+          continue;
         const payload = JSON.stringify(occurrence.payload);
         const target = foldTarget({
           waiting: waiting.get(occurrence.condition, now)?.id ?? null,
@@ -66,11 +75,15 @@ export function prepareAlertOutbox(db: Database.Database) {
         if ("foldInto" in target) fold.run({ id: target.foldInto, payload, now });
         else insert.run({ ...occurrence, id: target.id, payload, now, slot: target.newSlot });
       }
-      if (input.deadLetterIds && input.deadLetterIds.length > 0) {
-        mark.run({ ids: JSON.stringify(input.deadLetterIds), now });
-      }
     },
-    due: (now: number, limit: number) => due.all(Math.floor(now), limit),
+    claim(now: number, limit: number, leaseMs: number): OutboxAlert[] {
+      const at = Math.floor(now);
+      return claim
+        .all({ now: at, until: at + Math.floor(leaseMs), limit })
+        .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+    },
+    prune: (before: number, limit: number) =>
+      prune.run({ before: Math.floor(before), limit }).changes,
     settle(
       id: string,
       outcome:
