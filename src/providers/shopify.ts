@@ -5,10 +5,9 @@
 
 import { signed } from "../config/source-fields.ts";
 import { field, jsonOrUndefined, scalarText } from "./body.ts";
-import { decodeBase64, hmac } from "./crypto.ts";
 import { defineProvider } from "./definition.ts";
-import { findMatchingSecret, requireHeader, requireSecrets, utf8Secret } from "./match.ts";
-import type { IdentityContext, IdentitySpec, ProviderScheme, Verified } from "./types.ts";
+import { hmacScheme } from "./hmac.ts";
+import type { IdentityContext, IdentitySpec, ProviderScheme } from "./types.ts";
 
 /**
  * Options of the Shopify scheme (none yet; kept for symmetry with the other schemes).
@@ -20,7 +19,16 @@ import type { IdentityContext, IdentitySpec, ProviderScheme, Verified } from "./
  */
 export type ShopifyOptions = Record<string, never>;
 
-const HEADER = "x-shopify-hmac-sha256";
+/** Base64 HMAC-SHA256 of the raw body with the client secret: the generic HMAC, as data. */
+const verifier = hmacScheme({
+  header: "x-shopify-hmac-sha256",
+  algorithm: "sha256",
+  encoding: "base64",
+  secretEncoding: "utf8",
+  signedContent: "{body}",
+  timestampUnit: "s",
+  toleranceMs: 0,
+}).verifier;
 
 /**
  * Shopify ordering key: the resource's `admin_graphql_api_id` (`gid://shopify/Order/1`, unique
@@ -69,23 +77,7 @@ export const shopifyIdentity: IdentitySpec = Object.freeze({
  * ```
  */
 export function shopifyScheme(_options: ShopifyOptions = {}): ProviderScheme {
-  return {
-    provider: "shopify",
-    identity: shopifyIdentity,
-    verifier: {
-      verify(request, secrets): Verified {
-        requireSecrets(secrets);
-        const digest = decodeBase64(requireHeader(request.headers, HEADER));
-        const secretIndex = findMatchingSecret(
-          secrets,
-          utf8Secret,
-          (key) => hmac("sha256", key, [request.body]),
-          digest === undefined ? [] : [digest],
-        );
-        return { secretIndex };
-      },
-    },
-  };
+  return { provider: "shopify", identity: shopifyIdentity, verifier };
 }
 
 /**
