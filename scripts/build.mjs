@@ -5,6 +5,7 @@
 //
 //   dist/esm/**.js + .d.ts + .js.map   "type": "module" (from the package)
 //   dist/cjs/**.js + .d.ts + .js.map   "type": "commonjs" (dist/cjs/package.json)
+//   dist/dashboard/                    the dashboard's static files (web/, Vite), served at /
 //
 // Source maps point at src/, which the package ships once (rather than a copy inside every map).
 //
@@ -16,6 +17,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } f
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { buildDashboard } from "./build-dashboard.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const src = join(root, "src");
@@ -91,3 +93,6 @@ for (const file of walk(src).filter((f) => f.endsWith(".sql"))) {
     cpSync(file, target);
   }
 }
+
+// 4. The dashboard: dist/esm/admin and dist/cjs/admin both find it at ../../dashboard.
+await buildDashboard(join(dist, "dashboard"));

@@ -99,6 +99,19 @@ const registry = {
   // admin API
   HOOKINBOX_ADMIN_UNAUTHORIZED: { status: 401, message: "Missing or wrong admin token" },
   HOOKINBOX_ADMIN_DISABLED: { status: 404, message: "Admin API is disabled" },
+  HOOKINBOX_SESSION_INVALID: {
+    status: 401,
+    message: "The dashboard session expired, was signed out or is not valid; sign in again",
+  },
+  HOOKINBOX_CSRF_FAILED: {
+    status: 403,
+    message:
+      "A write with a session cookie needs the session's X-Hookinbox-CSRF header and a same-origin request",
+  },
+  HOOKINBOX_DASHBOARD_NOT_BUILT: {
+    status: 503,
+    message: "The dashboard's assets are not built; run npm run build:dashboard",
+  },
   HOOKINBOX_METRICS_DISABLED: {
     status: 404,
     message: "Metrics are disabled (metrics.enabled is false)",

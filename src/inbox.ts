@@ -1,4 +1,5 @@
 import { handleAdmin } from "./admin/admin-api.ts";
+import { isDashboardPath, serveDashboard } from "./admin/dashboard-assets.ts";
 import { createInboxMetrics, type InboxMetrics } from "./admin/metrics.ts";
 import { auditKeyFile, loadAuditKey } from "./audit/audit-key.ts";
 import { type TreeHeads, treeHeads } from "./audit/tree-heads.ts";
@@ -294,12 +295,20 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     }
     if (pathname === "/api" || pathname.startsWith("/api/")) {
       return handleAdmin(
-        { inbox, token: adminToken },
+        { inbox, token: adminToken, remoteAddress: request.remoteAddress ?? null },
         request.method.toUpperCase(),
         new URL(`http://hookinbox.invalid${pathname}${target.search}`),
         readHeaders(request.headers),
         request.body,
       );
+    }
+    // The dashboard's page and assets (src/admin/dashboard-assets.ts); its data is under /api.
+    if ((request.method === "GET" || request.method === "HEAD") && isDashboardPath(pathname)) {
+      if (adminToken === null) {
+        const disabled = hookinboxError("HOOKINBOX_ADMIN_DISABLED");
+        return errorResponse(disabled.status, disabled.code, disabled.message);
+      }
+      return serveDashboard(pathname);
     }
     const notFound = hookinboxError("HOOKINBOX_ROUTE_NOT_FOUND");
     return errorResponse(notFound.status, notFound.code, notFound.message);

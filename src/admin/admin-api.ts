@@ -7,7 +7,7 @@ import type { Runbooks } from "../operations/runbooks.ts";
 import type { DeliveryView, ReplayFilter } from "../store/queue-types.ts";
 import type { EventDetail } from "../store/types.ts";
 import { auditRoutes } from "./audit-routes.ts";
-import { isAuthorized } from "./auth.ts";
+import { dashboardRoutes } from "./dashboard-routes.ts";
 import { destinationRoutes, replayTargets } from "./destination-routes.ts";
 import {
   type AdminRoute,
@@ -18,11 +18,14 @@ import {
   pathParam,
   targetsOf,
 } from "./params.ts";
+import { authenticateAdmin, handleSessionRoute } from "./session-routes.ts";
 
 /** What the admin API needs. A null token disables it. */
 export interface AdminContext {
   readonly inbox: Inbox;
   readonly token: string | null;
+  /** The TCP peer (for `X-Forwarded-Proto` from `http.trustedProxies`: the cookie's Secure). */
+  readonly remoteAddress?: string | null;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -250,6 +253,7 @@ const routes: Array<{ method: string; path: RegExp; run: AdminRoute }> = [
   },
   ...destinationRoutes,
   ...auditRoutes,
+  ...dashboardRoutes,
 ];
 
 /**
@@ -274,8 +278,15 @@ export async function handleAdmin(
     return errorResponse(error.status, error.code, error.message);
   };
   if (context.token === null) return fail(hookinboxError("HOOKINBOX_ADMIN_DISABLED"));
-  if (!isAuthorized(headers.get("authorization"), context.token)) {
-    const response = fail(hookinboxError("HOOKINBOX_ADMIN_UNAUTHORIZED"));
+  // Sign-in and sign-out of the dashboard (src/admin/dashboard-routes.ts), then who is calling:
+  // a Bearer token, or a session cookie (whose writes need the CSRF header).
+  const signed = { ...context, token: context.token };
+  const session = await handleSessionRoute(signed, method, url, headers, body).catch(fail);
+  if (session) return session;
+  const caller = authenticateAdmin(signed, method, headers);
+  if (caller instanceof Error) {
+    const response = fail(caller);
+    if (caller.code !== "HOOKINBOX_ADMIN_UNAUTHORIZED") return response;
     return { ...response, headers: { ...response.headers, "www-authenticate": "Bearer" } };
   }
   let pathMatched = false;

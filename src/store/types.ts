@@ -18,6 +18,7 @@ export interface EventIdentity {
 }
 
 import type { AuditStore } from "./audit-types.ts";
+import type { DashboardStore } from "./dashboard-types.ts";
 import type { DestinationStore } from "./forward-types.ts";
 import type { PurgeBatchInput, PurgeBatchResult } from "./purge-types.ts";
 import type { DeliveryView, QueueStore } from "./queue-types.ts";
@@ -151,7 +152,7 @@ export interface MigrationReport {
 }
 
 /** Durable storage for receipts, events and their processing. Safe to call concurrently. */
-export interface Store extends QueueStore, DestinationStore, AuditStore {
+export interface Store extends QueueStore, DestinationStore, AuditStore, DashboardStore {
   readonly kind: "sqlite" | "postgres";
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<MigrationReport>;

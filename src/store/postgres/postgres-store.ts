@@ -5,6 +5,7 @@ import { acceptPostgres, pruneRejectionsPostgres, recordRejectionPostgres } from
 import { alertOutboxPostgres } from "./alert-outbox.ts";
 import { auditPostgres } from "./audit.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
+import { dashboardReadsPostgres } from "./dashboard-reads.ts";
 import { deliveriesPostgres } from "./deliveries.ts";
 import { destinationsPostgres } from "./destinations.ts";
 import { effectsPostgres } from "./effects.ts";
@@ -63,6 +64,7 @@ export function openPostgresStore(
   const destinations = destinationsPostgres(pool, t);
   const audit = auditPostgres(pool, t);
   const outbox = alertOutboxPostgres(pool, t);
+  const dashboard = dashboardReadsPostgres(pool, t);
   const reports = reportsPostgres(pool, t, {
     listExpired: (now, limit) => deliveries.expired(now, limit),
     listAbandoned: (limit) => deliveries.abandoned(limit),
@@ -219,6 +221,9 @@ export function openPostgresStore(
     receiptCounts: (since) => run(() => outbox.receiptCounts(since)),
     stuck: (input) => run(() => reports.stuck(input)),
     queueGauges: () => run(() => reports.queueGauges()),
+    receiptSeries: (since) => run(() => dashboard.receiptSeries(since)),
+    failingDeliveries: () => run(() => dashboard.failingDeliveries()),
+    eventIdsByDedupKey: (sources, key) => run(() => dashboard.eventIdsByDedupKey(sources, key)),
 
     auditTree: () => run(() => audit.auditTree()),
     auditSubtrees: (ids) => run(() => audit.auditSubtrees(ids)),

@@ -12,6 +12,7 @@ import type {
   Store,
 } from "../types.ts";
 import { prepareAuditReads } from "./audit.ts";
+import { prepareDashboardReads } from "./dashboard-reads.ts";
 import { prepareDestinationReads } from "./forward/destinations.ts";
 import { prepareGetEvent } from "./get-event.ts";
 import { type CommitInfo, GroupCommit } from "./group-commit.ts";
@@ -192,6 +193,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         outbox: prepareAlertOutbox(db),
         stuck: prepareStuck(db),
         gauges: prepareQueueGauges(db),
+        dashboard: prepareDashboardReads(db),
         destinations: prepareDestinationReads(db),
         audit: prepareAuditReads(db),
         nextDue: db.prepare<[], { at: number | null }>(
@@ -436,6 +438,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     queueGauges() {
       return read((current) => current.gauges());
     },
+    receiptSeries: (since) => read((current) => current.dashboard.receiptSeries(since)),
+    failingDeliveries: () => read((current) => current.dashboard.failingDeliveries()),
+    eventIdsByDedupKey: (sources, key) =>
+      read((current) => current.dashboard.eventIdsByDedupKey(sources, key)),
 
     // ---- forwarding (src/store/forward-types.ts) ----
 
@@ -515,6 +521,7 @@ interface ReadOperations {
   outbox: ReturnType<typeof prepareAlertOutbox>;
   stuck: ReturnType<typeof prepareStuck>;
   gauges: ReturnType<typeof prepareQueueGauges>;
+  dashboard: ReturnType<typeof prepareDashboardReads>;
   destinations: ReturnType<typeof prepareDestinationReads>;
   audit: ReturnType<typeof prepareAuditReads>;
   nextDue: Database.Statement<[], { at: number | null }>;

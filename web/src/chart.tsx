@@ -1,0 +1,51 @@
+import { useEffect, useRef } from "preact/hooks";
+import uPlot from "uplot";
+import "uplot/dist/uPlot.min.css";
+
+/** One line of a chart. */
+export interface Line {
+  label: string;
+  values: number[];
+  color: string;
+}
+
+/** A uPlot time-series chart (x: minute starts in ms), updated in place when data changes. */
+export function TimeChart(props: { title: string; minutes: number[]; lines: Line[]; id: string }) {
+  const box = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+  const data = [props.minutes.map((ms) => ms / 1000), ...props.lines.map((l) => l.values)];
+  const shape = props.lines.map((l) => l.label).join("|");
+
+  useEffect(() => {
+    if (!box.current) return;
+    const width = Math.max(300, box.current.clientWidth || 600);
+    plot.current = new uPlot(
+      {
+        width,
+        height: 180,
+        legend: { show: true },
+        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+        series: [{}, ...props.lines.map((l) => ({ label: l.label, stroke: l.color, width: 2 }))],
+        axes: [{}, { size: 40 }],
+      },
+      data as uPlot.AlignedData,
+      box.current,
+    );
+    return () => {
+      plot.current?.destroy();
+      plot.current = null;
+    };
+    // Rebuilt only when the lines change; data updates go through setData below.
+  }, [shape]);
+
+  useEffect(() => {
+    plot.current?.setData(data as uPlot.AlignedData);
+  });
+
+  return (
+    <section class="card chart" data-testid={props.id}>
+      <h3>{props.title}</h3>
+      <div ref={box} />
+    </section>
+  );
+}

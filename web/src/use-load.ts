@@ -1,0 +1,30 @@
+import { useCallback, useEffect, useState } from "preact/hooks";
+import { ApiError } from "./api.ts";
+
+/** Loads data (again when `deps` change, and every `pollMs` when given); `reload` on demand. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[], pollMs?: number) {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const reload = useCallback(async () => {
+    try {
+      setData(await load());
+      setError(null);
+    } catch (failure) {
+      setError(
+        failure instanceof ApiError ? `${failure.code}: ${failure.message}` : String(failure),
+      );
+    }
+  }, deps);
+  useEffect(() => {
+    void reload();
+    if (!pollMs) return;
+    const timer = setInterval(() => void reload(), pollMs);
+    return () => clearInterval(timer);
+  }, [reload, pollMs]);
+  return { data, error, reload };
+}
+
+/** The message of a failure, with its code. */
+export function describe(failure: unknown): string {
+  return failure instanceof ApiError ? `${failure.code}: ${failure.message}` : String(failure);
+}
