@@ -219,8 +219,8 @@ export function adyenScheme(_options: AdyenOptions = {}): ProviderScheme {
 }
 
 /**
- * An Adyen source (HMAC per notification item; replies `[accepted]`). Sugar for `{ provider: "adyen", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * An Adyen source (HMAC per notification item; replies `[accepted]`). Returns `{ provider: "adyen", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

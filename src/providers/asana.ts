@@ -126,8 +126,8 @@ export function asanaScheme(options: AsanaOptions = {}): ProviderScheme {
 }
 
 /**
- * An Asana source (`X-Hook-Signature`; `X-Hook-Secret` handshake while `acceptHandshake`). Sugar for `{ provider: "asana", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * An Asana source (`X-Hook-Signature`; `X-Hook-Secret` handshake while `acceptHandshake`). Returns `{ provider: "asana", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

@@ -201,8 +201,8 @@ export function discordScheme(options: DiscordOptions = {}): ProviderScheme {
 }
 
 /**
- * A Discord interactions source (Ed25519 public key; answers PING; 401 on bad signatures). Sugar for `{ provider: "discord", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Discord interactions source (Ed25519 public key; answers PING; 401 on bad signatures). Returns `{ provider: "discord", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

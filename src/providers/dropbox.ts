@@ -74,8 +74,8 @@ export function dropboxScheme(): ProviderScheme {
 }
 
 /**
- * A Dropbox source (`X-Dropbox-Signature`, GET challenge). Sugar for `{ provider: "dropbox", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Dropbox source (`X-Dropbox-Signature`, GET challenge). Returns `{ provider: "dropbox", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

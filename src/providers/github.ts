@@ -216,8 +216,8 @@ function nonEmpty(secret: string): string | undefined {
 }
 
 /**
- * A GitHub source (`X-Hub-Signature-256`, id from `X-GitHub-Delivery`). Sugar for `{ provider: "github", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A GitHub source (`X-Hub-Signature-256`, id from `X-GitHub-Delivery`). Returns `{ provider: "github", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

@@ -153,8 +153,8 @@ export function gitlabScheme(options: GitlabOptions = {}): ProviderScheme {
 }
 
 /**
- * A GitLab source (`X-Gitlab-Token`, or signing tokens). Sugar for `{ provider: "gitlab", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A GitLab source (`X-Gitlab-Token`, or signing tokens). Returns `{ provider: "gitlab", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

@@ -365,8 +365,8 @@ function signedHeader(request: SignedRequest, name: string): string {
 }
 
 /**
- * A generic HMAC source for senders with their own scheme. Sugar for `{ provider: "hmac", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A generic HMAC source for senders with their own scheme. Returns `{ provider: "hmac", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

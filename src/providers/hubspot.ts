@@ -257,8 +257,8 @@ export function hubspotScheme(options: HubspotOptions): ProviderScheme {
 }
 
 /**
- * A HubSpot source (v3, v1/v2; batches split per item). Sugar for `{ provider: "hubspot", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A HubSpot source (v3, v1/v2; batches split per item). Returns `{ provider: "hubspot", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

@@ -80,8 +80,8 @@ export function intercomScheme(_options: IntercomOptions = {}): ProviderScheme {
 }
 
 /**
- * An Intercom source (`X-Hub-Signature` sha1). Sugar for `{ provider: "intercom", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * An Intercom source (`X-Hub-Signature` sha1). Returns `{ provider: "intercom", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

@@ -129,8 +129,8 @@ export function linearScheme(options: LinearOptions = {}): ProviderScheme {
 }
 
 /**
- * A Linear source (`Linear-Signature`). Sugar for `{ provider: "linear", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Linear source (`Linear-Signature`). Returns `{ provider: "linear", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

@@ -168,8 +168,8 @@ export function mailgunScheme(options: MailgunOptions = {}): ProviderScheme {
 }
 
 /**
- * A Mailgun source (signature object in the body, 5 min window, token replay refused). Sugar for `{ provider: "mailgun", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Mailgun source (signature object in the body, 5 min window, token replay refused). Returns `{ provider: "mailgun", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

@@ -153,8 +153,8 @@ export function mercadoPagoScheme(options: MercadoPagoOptions = {}): ProviderSch
 }
 
 /**
- * A Mercado Pago source (`x-signature`). Sugar for `{ provider: "mercadopago", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Mercado Pago source (`x-signature`). Returns `{ provider: "mercadopago", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

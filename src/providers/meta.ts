@@ -150,8 +150,8 @@ export function metaScheme(options: MetaOptions): ProviderScheme {
 }
 
 /**
- * A Meta source (WhatsApp, Messenger, Instagram: `X-Hub-Signature-256`, GET verify-token handshake). Sugar for `{ provider: "meta", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Meta source (WhatsApp, Messenger, Instagram: `X-Hub-Signature-256`, GET verify-token handshake). Returns `{ provider: "meta", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

@@ -153,8 +153,8 @@ export function mollieScheme(): ProviderScheme {
 }
 
 /**
- * A Mollie source (next-gen `X-Mollie-Signature`, or classic `?token=` in the webhookUrl). Sugar for `{ provider: "mollie", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Mollie source (next-gen `X-Mollie-Signature`, or classic `?token=` in the webhookUrl). Returns `{ provider: "mollie", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

@@ -95,8 +95,8 @@ export function msgraphScheme(): ProviderScheme {
 }
 
 /**
- * A Microsoft Graph change-notification source (`clientState`, validationToken echo). Sugar for `{ provider: "msgraph", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Microsoft Graph change-notification source (`clientState`, validationToken echo). Returns `{ provider: "msgraph", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

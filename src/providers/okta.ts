@@ -93,8 +93,8 @@ export function oktaScheme(options: OktaOptions = {}): ProviderScheme {
 }
 
 /**
- * An Okta event hook source (authorization header, GET verification; batches split). Sugar for `{ provider: "okta", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * An Okta event hook source (authorization header, GET verification; batches split). Returns `{ provider: "okta", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

@@ -123,8 +123,8 @@ export function paddleScheme(options: PaddleOptions = {}): ProviderScheme {
 }
 
 /**
- * A Paddle Billing source (`Paddle-Signature`). Sugar for `{ provider: "paddle", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Paddle Billing source (`Paddle-Signature`). Returns `{ provider: "paddle", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

@@ -174,8 +174,8 @@ export function paypalScheme(options: PaypalOptions): ProviderScheme<AsyncVerifi
 }
 
 /**
- * A PayPal source (certificate-signed transmissions for the named webhook). Sugar for `{ provider: "paypal", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A PayPal source (certificate-signed transmissions for the named webhook). Returns `{ provider: "paypal", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

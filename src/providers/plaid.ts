@@ -212,8 +212,8 @@ export function plaidScheme(options: PlaidOptions): ProviderScheme<AsyncVerifier
 }
 
 /**
- * A Plaid source (ES256 `Plaid-Verification`; keys fetched with the API secret). Sugar for `{ provider: "plaid", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Plaid source (ES256 `Plaid-Verification`; keys fetched with the API secret). Returns `{ provider: "plaid", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

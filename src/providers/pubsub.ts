@@ -224,8 +224,8 @@ export function pubsubScheme(options: PubsubOptions): ProviderScheme<AsyncVerifi
 }
 
 /**
- * A Google Cloud Pub/Sub push source (OIDC token from the subscription's service account). Sugar for `{ provider: "pubsub", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Google Cloud Pub/Sub push source (OIDC token from the subscription's service account). Returns `{ provider: "pubsub", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

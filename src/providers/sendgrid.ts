@@ -136,8 +136,8 @@ function verifyDer(key: KeyObject, message: Buffer, signature: Buffer): boolean 
 }
 
 /**
- * A SendGrid Event Webhook source (ECDSA verification key; batches split per `sg_event_id`). Sugar for `{ provider: "sendgrid", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A SendGrid Event Webhook source (ECDSA verification key; batches split per `sg_event_id`). Returns `{ provider: "sendgrid", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

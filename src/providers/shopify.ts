@@ -81,8 +81,8 @@ export function shopifyScheme(_options: ShopifyOptions = {}): ProviderScheme {
 }
 
 /**
- * A Shopify source (`X-Shopify-Hmac-Sha256`, id `X-Shopify-Webhook-Id`). Sugar for `{ provider: "shopify", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Shopify source (`X-Shopify-Hmac-Sha256`, id `X-Shopify-Webhook-Id`). Returns `{ provider: "shopify", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

@@ -245,8 +245,8 @@ export function slackScheme(options: SlackOptions = {}): ProviderScheme {
 }
 
 /**
- * A Slack source (`X-Slack-Signature`, answers `url_verification`). Sugar for `{ provider: "slack", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Slack source (`X-Slack-Signature`, answers `url_verification`). Returns `{ provider: "slack", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

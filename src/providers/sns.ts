@@ -258,8 +258,8 @@ export function snsScheme(options: SnsOptions): ProviderScheme<AsyncVerifier> {
 }
 
 /**
- * An Amazon SNS source (AWS-signed messages for the named topics). Sugar for `{ provider: "sns", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * An Amazon SNS source (AWS-signed messages for the named topics). Returns `{ provider: "sns", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

@@ -81,8 +81,8 @@ export function squareScheme(options: SquareOptions): ProviderScheme {
 }
 
 /**
- * A Square source (signs the notification URL). Sugar for `{ provider: "square", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Square source (signs the notification URL). Returns `{ provider: "square", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

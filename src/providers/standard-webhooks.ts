@@ -198,8 +198,8 @@ function parseSignatureList(header: string): Buffer[] {
 }
 
 /**
- * A Standard Webhooks source (`webhook-*` or `svix-*` headers, `whsec_` secrets). Sugar for `{ provider: "standard-webhooks", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Standard Webhooks source (`webhook-*` or `svix-*` headers, `whsec_` secrets). Returns `{ provider: "standard-webhooks", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

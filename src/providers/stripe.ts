@@ -136,8 +136,8 @@ function nonEmpty(secret: string): string | undefined {
 }
 
 /**
- * A Stripe source (`Stripe-Signature`, id from the body's `id`). Sugar for `{ provider: "stripe", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Stripe source (`Stripe-Signature`, id from the body's `id`). Returns `{ provider: "stripe", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

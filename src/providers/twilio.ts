@@ -254,8 +254,8 @@ export function twilioScheme(options: TwilioOptions): ProviderScheme {
 }
 
 /**
- * A Twilio source (signs the public URL). Sugar for `{ provider: "twilio", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Twilio source (signs the public URL). Returns `{ provider: "twilio", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

@@ -151,8 +151,8 @@ export function twitchScheme(options: TwitchOptions = {}): ProviderScheme {
 }
 
 /**
- * A Twitch EventSub source (answers the callback verification). Sugar for `{ provider: "twitch", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Twitch EventSub source (answers the callback verification). Returns `{ provider: "twitch", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts

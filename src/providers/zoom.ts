@@ -140,8 +140,8 @@ export function zoomScheme(options: ZoomOptions = {}): ProviderScheme {
 }
 
 /**
- * A Zoom source (answers `endpoint.url_validation`). Sugar for `{ provider: "zoom", … }`; the
- * registry (src/providers/registry.ts) derives the config schema and `schemeFor` from it.
+ * A Zoom source (answers `endpoint.url_validation`). Returns `{ provider: "zoom", …options }`;
+ * the provider's definition (options, identity, scheme) rides along for the registry.
  *
  * @example
  * ```ts
