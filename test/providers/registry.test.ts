@@ -1,12 +1,14 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config/resolve.ts";
 import { sourceSchema } from "../../src/config/schema.ts";
 import * as root from "../../src/index.ts";
 import { providerDefinitions, providerFor, providerNames } from "../../src/providers/all.ts";
 import { providerDefinition } from "../../src/providers/definition.ts";
 import { presetNames } from "../../src/providers/presets.ts";
 import * as registry from "../../src/providers/registry.ts";
+import { providerSamples, sampleSourceConfig } from "../../src/testing/samples/index.ts";
 
 // The provider registry (src/providers/registry.ts) is the one list of providers: a provider
 // file whose definition is not listed there, or a registered provider without its docs section
@@ -79,5 +81,24 @@ describe("provider registry", () => {
         secrets: ["s"],
       });
     }
+  });
+
+  it.each(providerDefinitions)("$name: a source of it gets its scheme, with its identity", (p) => {
+    const sample = providerSamples.get(p.name);
+    if (!sample) throw new Error(`no sample for ${p.name}`);
+    const source = resolveConfig(
+      {
+        sources: {
+          probe: sampleSourceConfig(
+            sample,
+            sample.exampleSecret,
+            "https://hooks.example.com/webhooks/probe",
+          ),
+        },
+      },
+      {},
+    ).sources.get("probe");
+    expect(source?.scheme.provider).toBe(p.name);
+    if (p.identity !== undefined) expect(source?.scheme.identity).toBe(p.identity);
   });
 });
