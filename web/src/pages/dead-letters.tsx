@@ -113,7 +113,7 @@ export function DeadLetters() {
         <div class="modal" role="dialog" aria-modal="true">
           <div class="card">
             <p class="bad">{unsafe}</p>
-            <p>A runbook says these event types are not safe to reprocess. Retry anyway?</p>
+            <p>Retry anyway?</p>
             <button type="button" onClick={() => bulkRetry(true)} data-testid="override-retry">
               Override and retry
             </button>{" "}

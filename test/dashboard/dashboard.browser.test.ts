@@ -1,0 +1,214 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
+import { launchChromium } from "../helpers/chromium.ts";
+import { until } from "../helpers/processing.ts";
+import { secrets, standardRequest } from "../helpers/signers.ts";
+import { repoRoot, tempDir } from "../helpers/temp.ts";
+
+// The dashboard end to end in headless Chromium (Debian's, driven by playwright-core) against a
+// real gateway over loopback on SQLite: sign in, an event sent three times shows three receipts,
+// a replay shows its new attempt flagged, a dead letter shows its runbook and is retried (the
+// runbook says "not safe", so bulk retry asks for the override), the overview shows the exact
+// totals, the rejected request is listed. Screenshots go to test-results/screenshots/.
+
+const token = "dashboard-browser-test-token-0123456789";
+const shots = join(repoRoot, "test-results", "screenshots");
+let gateway: Gateway;
+let browser: Browser;
+let page: Page;
+let tmp: ReturnType<typeof tempDir>;
+let handled = 0;
+
+beforeAll(async () => {
+  const chromiumError = inject("chromiumError");
+  if (chromiumError) throw new Error(chromiumError);
+  mkdirSync(shots, { recursive: true });
+  tmp = tempDir();
+  gateway = await startGateway(
+    {
+      store: `sqlite:${join(tmp.dir, "dashboard.db")}`,
+      sources: { std: { provider: "standard-webhooks", secrets: [secrets.standard] } },
+      admin: { token },
+      handlers: {
+        "std:order.paid": async () => {
+          handled++;
+        },
+        "std:card.charge": async () => {
+          throw new Error("card processor unreachable (ECONNREFUSED)");
+        },
+      },
+      retry: { maxAttempts: 1, schedule: ["1s"], jitter: "none" },
+      worker: { pollInterval: "50ms" },
+      runbooks: {
+        "std:card.charge": {
+          owner: "payments-oncall",
+          safeToReprocess: false,
+          notes: "Check the processor's dashboard before charging again.",
+          link: "https://runbooks.example/card-charge",
+        },
+      },
+    },
+    { host: "127.0.0.1", port: 0, env: {}, metricsPort: null },
+  );
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await gateway?.close();
+  tmp?.cleanup();
+});
+
+async function send(id: string, payload: Record<string, unknown>, forge = false) {
+  const signed = standardRequest(id, JSON.stringify(payload));
+  const headers = forge
+    ? { ...signed.headers, "webhook-signature": `v1,${Buffer.alloc(32).toString("base64")}` }
+    : signed.headers;
+  return fetch(`${gateway.url}/webhooks/std`, { method: "POST", headers, body: signed.body });
+}
+
+const text = (testId: string) => page.getByTestId(testId).first().innerText();
+const shot = (name: string) =>
+  page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+
+describe("dashboard in Chromium", () => {
+  it("signs in, shows receipts, replays, retries a dead letter with its runbook, and counts exactly", async () => {
+    // Sign in: the token goes in the form's body, never the URL.
+    await page.goto(gateway.url);
+    await page.getByLabel("Admin token").fill(token);
+    await shot("01-sign-in");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByTestId("total-received").waitFor();
+    expect(page.url()).not.toContain(token);
+    const cookies = await page.context().cookies();
+    expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([
+      ["hookinbox_session", true, "Strict"],
+    ]);
+
+    // Traffic: one event three times (signed), one that dies, one forged request.
+    for (let i = 0; i < 3; i++)
+      expect((await send("msg_three", { type: "order.paid", n: 1 })).status).toBe(200);
+    expect((await send("msg_dead", { type: "card.charge", amount: 4200 })).status).toBe(200);
+    expect((await send("msg_forged", { type: "order.paid" }, true)).status).toBe(401);
+    await until(
+      async () => {
+        const dead = await gateway.inbox.store.listDeliveries({ status: "dead" });
+        return dead.items.length === 1 && handled === 1;
+      },
+      15_000,
+      "one dead letter and one handled event",
+    );
+
+    // Overview: exact totals in the DOM (polled; reload for an immediate read).
+    await page.reload();
+    await until(async () => (await text("total-received")) === "4", 10_000, "overview totals");
+    expect(await text("total-received")).toBe("4");
+    expect(await text("total-duplicates")).toBe("2");
+    expect(await text("duplicate-rate")).toBe("50.0%");
+    expect(await text("total-rejected")).toBe("1");
+    expect(await text("total-dead")).toBe("1");
+    expect(await page.locator("[data-testid=reasons-table] td code").allInnerTexts()).toEqual([
+      "HOOKINBOX_SIGNATURE_MISMATCH",
+    ]);
+    expect(await page.locator("[data-testid=sources-table] tbody tr td").allInnerTexts()).toEqual([
+      "std",
+      "4",
+      "2",
+      "1",
+    ]);
+    // Three uPlot charts drew their canvases.
+    expect(await page.locator(".chart canvas").count()).toBe(3);
+    await shot("02-overview");
+
+    // Events: search by the provider's event id (the dedup key) opens the event.
+    await page.getByRole("link", { name: "Events" }).click();
+    await page.locator("[data-testid=events-table] tbody tr[data-event-id]").first().waitFor();
+    expect(await page.locator("[data-testid=events-table] tbody tr[data-event-id]").count()).toBe(
+      2,
+    );
+    await shot("03-events");
+    await page.getByPlaceholder("Event id or provider event id / dedup key").fill("msg_three");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.getByTestId("receipt-summary").waitFor();
+    expect(await text("receipt-summary")).toMatch(
+      /^Received 3 times: \d\d:\d\d:\d\d, \d\d:\d\d:\d\d, \d\d:\d\d:\d\d$/,
+    );
+    expect(await page.getByTestId("receipt").count()).toBe(3);
+    expect(await page.locator("[data-testid=receipt] .badge.dup").count()).toBe(2);
+    expect(await page.locator("[data-testid=receipt] td:nth-child(4)").allInnerTexts()).toEqual([
+      "127.0.0.1",
+      "127.0.0.1",
+      "127.0.0.1",
+    ]);
+    expect(await page.locator("[data-testid=receipt] td:nth-child(5)").allInnerTexts()).toEqual([
+      "secret #1",
+      "secret #1",
+      "secret #1",
+    ]);
+    expect(await text("dedup-key")).toBe("msg_three");
+    expect(await text("body")).toBe(JSON.stringify({ type: "order.paid", n: 1 }, null, 2));
+
+    // Replay, confirmed: a second delivery, flagged as a replay, whose attempt succeeds.
+    await page.getByTestId("replay").click();
+    await page.getByTestId("confirm-replay").click();
+    await page.getByTestId("replay-message").waitFor();
+    expect(await text("replay-message")).toBe("Replayed: 1 new delivery.");
+    await until(() => handled === 2, 10_000, "the replay to run");
+    await page.reload();
+    await page.getByTestId("replay-flag").waitFor();
+    expect(await page.getByTestId("delivery").count()).toBe(2);
+    const replayed = page.locator("[data-testid=delivery][data-replay=true]");
+    expect(await replayed.count()).toBe(1);
+    expect(await replayed.locator("[data-testid=attempt] .outcome").allInnerTexts()).toEqual([
+      "success",
+    ]);
+    await shot("04-event-detail-replayed");
+
+    // Dead letters: the runbook beside it; bulk retry asks for the override (not safe).
+    await page.getByRole("link", { name: "Dead letters & stuck" }).click();
+    await page.getByTestId("dead-row").first().waitFor();
+    expect(await page.getByTestId("dead-row").count()).toBe(1);
+    const runbook = await page.locator("[data-testid=dead-row] [data-testid=runbook]").innerText();
+    expect(runbook).toContain("payments-oncall");
+    expect(runbook).toContain("NOT safe to reprocess");
+    expect(await page.locator("[data-testid=dead-row] td.error").innerText()).toBe(
+      "Error: card processor unreachable (ECONNREFUSED)",
+    );
+    await shot("05-dead-letters");
+    await page.locator("[data-testid=dead-row] input[type=checkbox]").check();
+    await page.getByTestId("bulk-retry").click();
+    await page.getByTestId("override-retry").waitFor();
+    await shot("06-unsafe-override");
+    await page.getByTestId("override-retry").click();
+    await page.getByTestId("dead-message").waitFor();
+    expect(await text("dead-message")).toBe("Retried 1 of 1.");
+    // The handler still throws: the delivery dies again, now after its second attempt.
+    await until(
+      async () => {
+        const dead = await gateway.inbox.store.listDeliveries({ status: "dead" });
+        return dead.items.length === 1 && dead.items[0]!.attempts === 2;
+      },
+      15_000,
+      "the retried delivery to die again",
+    );
+
+    // Rejected requests: the forged one, with its reason and header names (never values).
+    await page.getByRole("link", { name: "Rejected" }).click();
+    await page.getByTestId("rejected-row").first().waitFor();
+    expect(await page.getByTestId("rejected-row").count()).toBe(1);
+    const cells = await page.locator("[data-testid=rejected-row] td").allInnerTexts();
+    expect(cells.slice(1, 5)).toEqual(["std", "HOOKINBOX_SIGNATURE_MISMATCH", "401", "127.0.0.1"]);
+    expect(cells[6]).toContain("webhook-signature");
+    await shot("07-rejected");
+
+    // Sign out: the page asks for the token again and the API refuses the old cookie.
+    await page.getByTestId("sign-out").click();
+    await page.getByLabel("Admin token").waitFor();
+    const after = await page.evaluate(async () => (await fetch("api/events")).status);
+    expect(after).toBe(401);
+  });
+});
