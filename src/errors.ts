@@ -81,6 +81,10 @@ const registry = {
   },
   // store
   HOOKINBOX_STORE_UNAVAILABLE: { status: 503, message: "Store cannot commit; retry later" },
+  HOOKINBOX_SCHEMA_BEHIND: {
+    status: 503,
+    message: "The store's schema is behind this hookinbox; run `hookinbox migrate`",
+  },
   HOOKINBOX_STORE_CLOSED: { status: 503, message: "Store is closed; retry later" },
   HOOKINBOX_STORE_URL_INVALID: { status: 500, message: "Store URL is not supported" },
   HOOKINBOX_STORE_DATABASE_MISSING: {

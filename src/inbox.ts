@@ -6,6 +6,7 @@ import { type TreeHeads, treeHeads } from "./audit/tree-heads.ts";
 import { type HookinboxConfig, type ResolvedConfig, resolveConfig } from "./config/index.ts";
 import { hookinboxError, isHookinboxError } from "./errors.ts";
 import type { Resolver } from "./forward/address-guard.ts";
+import { configuredDestinations } from "./forward/destination-admin.ts";
 import { createForwarder } from "./forward/forwarder.ts";
 import { ulid } from "./ids.ts";
 import { acceptWebhook, type IngestContext, unknownSourceLabel } from "./ingest/accept-webhook.ts";
@@ -20,11 +21,9 @@ import {
 } from "./ingest/request.ts";
 import { parseRequestTarget } from "./ingest/request-target.ts";
 import { type Logger, silentLogger } from "./log.ts";
-import {
-  type BulkRetryResult,
-  checkSafeToReprocess,
-  retryDeliveries,
-} from "./operations/retry-deliveries.ts";
+import { retryDeliveriesNow, retryDelivery } from "./operations/deliveries.ts";
+import type { OperationContext } from "./operations/operation.ts";
+import type { BulkRetryResult } from "./operations/retry-deliveries.ts";
 import type { KeyFetcher } from "./providers/keys/index.ts";
 import { startWorker, type Worker } from "./queue/worker.ts";
 import { openStore } from "./store/open-store.ts";
@@ -116,6 +115,12 @@ export interface Inbox {
    * on `audit.headInterval`; a library host calls `audit.signNow()` when it wants a head.
    */
   readonly audit: TreeHeads | null;
+  /**
+   * What admin operations (`hookinbox/operations`) run against in this inbox: its store, clock,
+   * runbooks, destinations, replay routing and audit heads; operations that make work due wake
+   * this process's workers.
+   */
+  readonly operations: OperationContext;
   /** Stops workers (up to their shutdown timeout) and closes the store. */
   close(): Promise<void>;
 }
@@ -392,26 +397,21 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     },
     async retryDelivery(deliveryId) {
       await migrated;
-      const delivery = await store.retryDelivery(deliveryId, now());
-      if (!delivery) throw hookinboxError("HOOKINBOX_DELIVERY_NOT_FOUND", deliveryId);
-      ingest.onDeliveries();
-      return delivery;
+      return retryDelivery.run(inbox.operations, { id: deliveryId });
     },
     async retryDeliveries(deliveryIds, retryOptions = {}) {
       await migrated;
-      const views = await Promise.all(
-        [...new Set(deliveryIds)].map((id) => store.deliveryById(id)),
+      const progress = retryOptions.onProgress;
+      return retryDeliveriesNow.run(
+        {
+          ...inbox.operations,
+          ...(progress ? { onProgress: (done: number) => progress(done) } : {}),
+        },
+        { ids: [...deliveryIds], override: retryOptions.override === true },
       );
-      const found = views.filter((v): v is DeliveryView => v !== null);
-      checkSafeToReprocess(found, resolved.runbooks, retryOptions.override === true);
-      const result = await retryDeliveries(
-        store,
-        found.map((d) => d.id),
-        now(),
-        retryOptions.onProgress,
-      );
-      ingest.onDeliveries();
-      return { ...result, skipped: result.skipped + (views.length - found.length) };
+    },
+    get operations(): OperationContext {
+      return operations;
     },
     async close() {
       if (closed) return;
@@ -421,6 +421,16 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       await migrated.catch(() => undefined);
       await store.close();
     },
+  };
+  const operations: OperationContext = {
+    store,
+    runbooks: resolved.runbooks,
+    sources: [...resolved.sources.keys()],
+    destinations: configuredDestinations(resolved.destinations),
+    now,
+    replayer: inbox,
+    audit,
+    wake: () => ingest.onDeliveries(),
   };
   return inbox;
 }

@@ -1,23 +1,18 @@
-import { parseDuration } from "../config/units.ts";
 import { hookinboxError, isHookinboxError } from "../errors.ts";
 import type { Inbox } from "../inbox.ts";
 import type { RequestHeaders } from "../ingest/headers.ts";
 import { errorResponse, type InboxResponse, jsonResponse } from "../ingest/request.ts";
-import type { Runbooks } from "../operations/runbooks.ts";
-import type { DeliveryView, ReplayFilter } from "../store/queue-types.ts";
-import type { EventDetail } from "../store/types.ts";
-import { auditRoutes } from "./audit-routes.ts";
+import { parseInput } from "../operations/operation.ts";
 import { dashboardRoutes } from "./dashboard-routes.ts";
-import { destinationRoutes, replayTargets } from "./destination-routes.ts";
+import { openApiDocument } from "./openapi.ts";
+import { jsonBody, pathParam } from "./params.ts";
 import {
-  type AdminRoute,
-  jsonBody,
-  optionalString,
-  parseDeliveryStatus,
-  parseLimit,
-  pathParam,
-  targetsOf,
-} from "./params.ts";
+  type AdminRouteEntry,
+  operationRoutes,
+  pathParams,
+  type RawRoute,
+  templateRegExp,
+} from "./route-table.ts";
 import { authenticateAdmin, handleSessionRoute } from "./session-routes.ts";
 
 /** What the admin API needs. A null token disables it. */
@@ -28,207 +23,14 @@ export interface AdminContext {
   readonly remoteAddress?: string | null;
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-function bodyView(body: Uint8Array): { base64: string; text: string | null } {
-  let text: string | null;
-  try {
-    text = utf8.decode(body);
-  } catch {
-    text = null;
-  }
-  return {
-    base64: Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("base64"),
-    text,
-  };
-}
-
-function eventJson(event: EventDetail, runbooks: Runbooks) {
-  const { body, deliveries, ...rest } = event;
-  return {
-    ...rest,
-    body: bodyView(body),
-    deliveries: deliveries.map((d) => withRunbook(d, runbooks)),
-    runbook: runbooks.for(event.source, event.type),
-  };
-}
-
-/** A delivery with the runbook of its event's type beside it. */
-function withRunbook(delivery: DeliveryView, runbooks: Runbooks) {
-  return { ...delivery, runbook: runbooks.for(delivery.source, delivery.type) };
-}
-
-function parseTime(value: unknown, name: string): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  const ms = typeof value === "number" ? value : Date.parse(String(value));
-  if (Number.isNaN(ms))
-    throw hookinboxError("HOOKINBOX_QUERY_INVALID", `${name} must be an ISO 8601 time`);
-  return ms;
-}
-
-const routes: Array<{ method: string; path: RegExp; run: AdminRoute }> = [
+/** Routes the host answers itself: Prometheus text and the API's own description. */
+const rawRoutes: readonly RawRoute[] = [
   {
     method: "GET",
-    path: /^\/api\/events$/,
-    run: async (_m, url, _b, { inbox }) => {
-      const q = url.searchParams;
-      return jsonResponse(
-        200,
-        await inbox.store.listEvents({
-          source: q.get("source") ?? undefined,
-          type: q.get("type") ?? undefined,
-          status: q.get("status") ?? undefined,
-          limit: parseLimit(q.get("limit")),
-          cursor: q.get("cursor") ?? undefined,
-        }),
-      );
-    },
-  },
-  {
-    method: "GET",
-    path: /^\/api\/events\/([^/]+)$/,
-    run: async (m, _u, _b, { inbox }) => {
-      const event = await inbox.store.getEvent(pathParam(m[1]!));
-      if (!event) throw hookinboxError("HOOKINBOX_EVENT_NOT_FOUND");
-      return jsonResponse(200, eventJson(event, inbox.config.runbooks));
-    },
-  },
-  {
-    method: "GET",
-    path: /^\/api\/receipts$/,
-    run: async (_m, url, _b, { inbox }) => {
-      const q = url.searchParams;
-      const rejected = q.get("rejected");
-      if (rejected !== null && rejected !== "true" && rejected !== "false") {
-        throw hookinboxError("HOOKINBOX_QUERY_INVALID", "rejected must be true or false");
-      }
-      return jsonResponse(
-        200,
-        await inbox.store.listReceipts({
-          rejected: rejected === null ? undefined : rejected === "true",
-          source: q.get("source") ?? undefined,
-          limit: parseLimit(q.get("limit")),
-          cursor: q.get("cursor") ?? undefined,
-        }),
-      );
-    },
-  },
-  {
-    method: "POST",
-    path: /^\/api\/events\/([^/]+)\/replay$/,
-    run: async (m, _u, body, { inbox }) => {
-      const targets = replayTargets(inbox, jsonBody(body));
-      const deliveries = await inbox.replay(pathParam(m[1]!), targets ? { targets } : {});
-      return jsonResponse(201, { deliveries });
-    },
-  },
-  {
-    method: "POST",
-    path: /^\/api\/replays$/,
-    run: async (_m, _u, body, { inbox }) => {
-      const input = jsonBody(body);
-      const filter: ReplayFilter = {
-        source: optionalString(input.source, "source"),
-        type: optionalString(input.type, "type"),
-        status: optionalString(input.status, "status"),
-        receivedFrom: parseTime(input.receivedFrom, "receivedFrom"),
-        receivedTo: parseTime(input.receivedTo, "receivedTo"),
-      };
-      const targets = targetsOf(input.targets);
-      return jsonResponse(201, await inbox.replayWhere(filter, targets ? { targets } : {}));
-    },
-  },
-  {
-    method: "GET",
-    path: /^\/api\/deliveries$/,
-    run: async (_m, url, _b, { inbox }) => {
-      const q = url.searchParams;
-      const page = await inbox.store.listDeliveries({
-        status: parseDeliveryStatus(q.get("status")),
-        target: q.get("target") ?? undefined,
-        eventId: q.get("eventId") ?? undefined,
-        limit: parseLimit(q.get("limit")),
-        cursor: q.get("cursor") ?? undefined,
-      });
-      return jsonResponse(200, {
-        ...page,
-        items: page.items.map((d) => withRunbook(d, inbox.config.runbooks)),
-      });
-    },
-  },
-  {
-    method: "POST",
-    path: /^\/api\/deliveries\/retry$/,
-    run: async (_m, _u, body, { inbox }) => {
-      const input = jsonBody(body);
-      const ids = input.ids;
-      if (
-        !Array.isArray(ids) ||
-        ids.length < 1 ||
-        ids.length > 500 ||
-        !ids.every((id) => typeof id === "string")
-      ) {
-        throw hookinboxError("HOOKINBOX_QUERY_INVALID", "ids must be 1 to 500 delivery ids");
-      }
-      if (input.override !== undefined && typeof input.override !== "boolean")
-        throw hookinboxError("HOOKINBOX_QUERY_INVALID", "override must be true or false");
-      return jsonResponse(
-        200,
-        await inbox.retryDeliveries(ids as string[], { override: input.override === true }),
-      );
-    },
-  },
-  {
-    method: "GET",
-    path: /^\/api\/runbooks$/,
-    run: async (_m, _u, _b, { inbox }) => jsonResponse(200, { items: inbox.config.runbooks.all }),
-  },
-  {
-    method: "POST",
-    path: /^\/api\/deliveries\/([^/]+)\/retry$/,
-    run: async (m, _u, _b, { inbox }) =>
-      jsonResponse(200, await inbox.retryDelivery(pathParam(m[1]!))),
-  },
-  {
-    method: "GET",
-    path: /^\/api\/effects$/,
-    run: async (_m, url, _b, { inbox }) => {
-      const status = url.searchParams.get("status") ?? undefined;
-      if (status !== undefined && !["processing", "done", "held"].includes(status)) {
-        throw hookinboxError("HOOKINBOX_QUERY_INVALID", "status must be processing, done or held");
-      }
-      const eventId = url.searchParams.get("eventId") ?? undefined;
-      return jsonResponse(200, {
-        items: await inbox.store.listEffects({ status: status as "held" | undefined, eventId }),
-      });
-    },
-  },
-  {
-    method: "POST",
-    path: /^\/api\/effects\/([^/]+)\/resolve$/,
-    run: async (m, _u, body, { inbox }) => {
-      const input = jsonBody(body);
-      const resolution = input.resolution;
-      if (resolution !== "done" && resolution !== "release") {
-        throw hookinboxError(
-          "HOOKINBOX_QUERY_INVALID",
-          'resolution must be "done" (it happened) or "release" (run it again)',
-        );
-      }
-      const effect = await inbox.store.resolveEffect(
-        pathParam(m[1]!),
-        resolution,
-        inbox.now(),
-        input.result,
-      );
-      if (!effect) throw hookinboxError("HOOKINBOX_EFFECT_NOT_FOUND");
-      return jsonResponse(200, effect);
-    },
-  },
-  {
-    method: "GET",
-    path: /^\/api\/metrics$/,
-    run: async (_m, _u, _b, { inbox }) => {
+    path: "/api/metrics",
+    summary: "Prometheus metrics (when metrics.enabled)",
+    contentType: "text/plain",
+    raw: async (inbox) => {
       if (!inbox.metrics) throw hookinboxError("HOOKINBOX_METRICS_DISABLED");
       const { contentType, body } = await inbox.metrics.render();
       return { status: 200, headers: { "content-type": contentType }, body };
@@ -236,29 +38,56 @@ const routes: Array<{ method: string; path: RegExp; run: AdminRoute }> = [
   },
   {
     method: "GET",
-    path: /^\/api\/stuck$/,
-    run: async (_m, url, _b, { inbox }) => {
-      const olderThanMs = parseDuration(url.searchParams.get("olderThan") ?? "1h");
-      if (olderThanMs === undefined)
-        throw hookinboxError("HOOKINBOX_QUERY_INVALID", 'olderThan must be a duration like "1h"');
-      return jsonResponse(
-        200,
-        await inbox.store.stuck({
-          now: inbox.now(),
-          olderThanMs,
-          limit: parseLimit(url.searchParams.get("limit")) ?? 50,
-        }),
-      );
-    },
+    path: "/api/openapi.json",
+    summary: "this API as an OpenAPI 3.1 document",
+    contentType: "application/json",
+    raw: async () => jsonResponse(200, openApiDocument(adminRoutes)),
   },
-  ...destinationRoutes,
-  ...auditRoutes,
-  ...dashboardRoutes,
 ];
 
 /**
- * The admin API under `/api` (bearer token): events, deliveries (dead letters), replays, retries,
- * effects held for a human, stuck work, and destinations (state, pause/resume/enable).
+ * Every admin route, operations and raw ones, as the OpenAPI document lists them.
+ *
+ * @example
+ * ```ts
+ * adminRoutes.map((r) => `${r.method} ${r.path}`); // ["GET /api/events", …]
+ * ```
+ */
+export const adminRoutes: readonly AdminRouteEntry[] = [
+  ...operationRoutes,
+  ...dashboardRoutes,
+  ...rawRoutes,
+];
+
+const compiled = adminRoutes.map((route) => ({
+  route,
+  pattern: templateRegExp(route.path),
+  params: pathParams(route.path),
+}));
+
+/** Runs one matched route: its operation's input is the query (GET) or body (POST) plus the path. */
+async function runRoute(
+  entry: (typeof compiled)[number],
+  match: RegExpExecArray,
+  url: URL,
+  body: Uint8Array,
+  inbox: Inbox,
+): Promise<InboxResponse> {
+  const { route } = entry;
+  if ("raw" in route) return route.raw(inbox);
+  const fromPath = Object.fromEntries(
+    entry.params.map((name, i) => [name, pathParam(match[i + 1]!)]),
+  );
+  const given = route.method === "GET" ? Object.fromEntries(url.searchParams) : jsonBody(body);
+  const input = parseInput(route.operation, { ...given, ...fromPath }, "HOOKINBOX_QUERY_INVALID");
+  await inbox.ready();
+  return jsonResponse(route.status ?? 200, await route.operation.run(inbox.operations, input));
+}
+
+/**
+ * The admin API under `/api` (bearer token): a route table over the operations layer (events,
+ * deliveries and dead letters, replays, retries, effects, stuck work, destinations, audit), plus
+ * `/api/metrics` and `/api/openapi.json`.
  *
  * @example
  * ```ts
@@ -290,13 +119,13 @@ export async function handleAdmin(
     return { ...response, headers: { ...response.headers, "www-authenticate": "Bearer" } };
   }
   let pathMatched = false;
-  for (const route of routes) {
-    const match = route.path.exec(url.pathname);
+  for (const entry of compiled) {
+    const match = entry.pattern.exec(url.pathname);
     if (!match) continue;
     pathMatched = true;
-    if (route.method !== method) continue;
+    if (entry.route.method !== method) continue;
     try {
-      return await route.run(match, url, body, context);
+      return await runRoute(entry, match, url, body, context.inbox);
     } catch (error) {
       return fail(error);
     }

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { hookinboxError } from "../errors.ts";
-import type { Inbox } from "../inbox.ts";
-import { jsonResponse } from "../ingest/request.ts";
-import type { AdminRoute } from "./params.ts";
+import { defineOperation, type Operation, type OperationContext } from "../operations/operation.ts";
+import type { OperationRoute } from "./route-table.ts";
+
+const minutesMessage = "must be an integer from 5 to 1440";
 
 /**
  * `GET /api/dashboard/overview` query: the window, in minutes (5 to 1440, default 60).
@@ -13,7 +13,14 @@ import type { AdminRoute } from "./params.ts";
  * ```
  */
 export const overviewQuery = z
-  .object({ minutes: z.coerce.number().int().min(5).max(1440).default(60) })
+  .object({
+    minutes: z.coerce
+      .number({ error: minutesMessage })
+      .int(minutesMessage)
+      .min(5, minutesMessage)
+      .max(1440, minutesMessage)
+      .default(60),
+  })
   .strict();
 
 /**
@@ -26,7 +33,13 @@ export const overviewQuery = z
  * ```
  */
 export const searchQuery = z
-  .object({ q: z.string().min(1).max(1024), source: z.string().min(1).optional() })
+  .object({
+    q: z
+      .string({ error: "must be an event id or a dedup key" })
+      .min(1, "must be an event id or a dedup key")
+      .max(1024, "must be at most 1024 characters"),
+    source: z.string().min(1, "must not be empty").optional(),
+  })
   .strict();
 
 /** Per-minute totals and per-source figures of the overview. */
@@ -80,7 +93,10 @@ const minuteMs = 60_000;
  * overview.totals.received; // 12
  * ```
  */
-export async function buildOverview(inbox: Inbox, minutes: number): Promise<Overview> {
+export async function buildOverview(
+  inbox: Pick<OperationContext, "store" | "now">,
+  minutes: number,
+): Promise<Overview> {
   const now = inbox.now();
   const first = Math.floor(now / minuteMs) * minuteMs - (minutes - 1) * minuteMs;
   const [rows, gauges, failing] = await Promise.all([
@@ -177,41 +193,57 @@ export async function buildOverview(inbox: Inbox, minutes: number): Promise<Over
   };
 }
 
+const op = <S extends z.ZodObject, R>(operation: Operation<S, R>) =>
+  operation as unknown as Operation;
+
+/**
+ * The dashboard's figures: receipts per minute, duplicate rate, rejections by code, and per
+ * source and target the unfinished, failing and dead deliveries.
+ *
+ * @example
+ * ```ts
+ * const overview = await dashboardOverview.run(inbox.operations, { minutes: 60 });
+ * ```
+ */
+export const dashboardOverview = defineOperation({
+  name: "dashboard.overview",
+  summary: "the overview of the last minutes: receipts per minute, duplicates, rejections, queues",
+  readOnly: true,
+  input: overviewQuery,
+  run: (ctx, { minutes }) => buildOverview(ctx, minutes),
+});
+
+/**
+ * Finds events by id or by dedup key (the provider's event id), optionally in one source.
+ *
+ * @example
+ * ```ts
+ * const { eventIds } = await dashboardSearch.run(inbox.operations, { q: "evt_1234" });
+ * ```
+ */
+export const dashboardSearch = defineOperation({
+  name: "dashboard.search",
+  summary: "find events by id or dedup key",
+  readOnly: true,
+  input: searchQuery,
+  run: async (ctx, { q, source }) => {
+    const sources = source ? [source] : [...(ctx.sources ?? [])];
+    const byKey = await ctx.store.eventIdsByDedupKey(sources, q);
+    const byId = q.startsWith("evt_") && (await ctx.store.getEvent(q)) ? [q] : [];
+    return { eventIds: [...new Set([...byId, ...byKey])] };
+  },
+});
+
 /**
  * The dashboard's own admin routes (beside the rest of the API, same authentication):
  * `GET /api/dashboard/overview?minutes=60` and `GET /api/dashboard/search?q=<event id or dedup key>`.
  *
  * @example
  * ```ts
- * const routes = [...otherRoutes, ...dashboardRoutes];
+ * const routes = [...operationRoutes, ...dashboardRoutes];
  * ```
  */
-export const dashboardRoutes: Array<{ method: string; path: RegExp; run: AdminRoute }> = [
-  {
-    method: "GET",
-    path: /^\/api\/dashboard\/overview$/,
-    run: async (_m, url, _b, { inbox }) => {
-      const parsed = overviewQuery.safeParse(Object.fromEntries(url.searchParams));
-      if (!parsed.success)
-        throw hookinboxError(
-          "HOOKINBOX_QUERY_INVALID",
-          "minutes must be an integer from 5 to 1440",
-        );
-      return jsonResponse(200, await buildOverview(inbox, parsed.data.minutes));
-    },
-  },
-  {
-    method: "GET",
-    path: /^\/api\/dashboard\/search$/,
-    run: async (_m, url, _b, { inbox }) => {
-      const parsed = searchQuery.safeParse(Object.fromEntries(url.searchParams));
-      if (!parsed.success)
-        throw hookinboxError("HOOKINBOX_QUERY_INVALID", "q must be an event id or a dedup key");
-      const { q, source } = parsed.data;
-      const sources = source ? [source] : [...inbox.config.sources.keys()];
-      const byKey = await inbox.store.eventIdsByDedupKey(sources, q);
-      const byId = q.startsWith("evt_") && (await inbox.store.getEvent(q)) ? [q] : [];
-      return jsonResponse(200, { eventIds: [...new Set([...byId, ...byKey])] });
-    },
-  },
+export const dashboardRoutes: readonly OperationRoute[] = [
+  { method: "GET", path: "/api/dashboard/overview", operation: op(dashboardOverview) },
+  { method: "GET", path: "/api/dashboard/search", operation: op(dashboardSearch) },
 ];

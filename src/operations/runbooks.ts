@@ -1,4 +1,6 @@
+import { z } from "zod";
 import { compilePattern } from "../handlers/routes.ts";
+import { defineOperation } from "./operation.ts";
 
 /** What the on-call person needs beside a failure of one event type. */
 export interface Runbook {
@@ -59,3 +61,19 @@ export function compileRunbooks(config: RunbookConfig | undefined): Runbooks {
     },
   };
 }
+
+/**
+ * Every configured runbook, in configured order.
+ *
+ * @example
+ * ```ts
+ * const { items } = await listRunbooks.run(ctx, {});
+ * ```
+ */
+export const listRunbooks = defineOperation({
+  name: "runbooks.list",
+  summary: "configured runbooks: owner, safe to reprocess, notes, link",
+  readOnly: true,
+  input: z.object({}),
+  run: async (ctx) => ({ items: ctx.runbooks.all }),
+});

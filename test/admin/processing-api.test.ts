@@ -435,7 +435,9 @@ describe("admin API: processing routes", () => {
 
     const stuck = await api("GET", "/api/stuck");
     expect(stuck.status).toBe(200);
+    // The same shape as `hookinbox stuck --json` (one operation): `stuck` says whether anything is.
     expect(stuck.json).toEqual({
+      stuck: true,
       expiredLeases: [],
       abandoned: [],
       blockedKeys: [],
@@ -487,6 +489,7 @@ describe("admin API: processing routes", () => {
       expect.objectContaining({ name: "refund", status: "done", claims: 1 }),
     ]);
     expect((await api("GET", "/api/stuck")).json).toEqual({
+      stuck: false,
       expiredLeases: [],
       abandoned: [],
       blockedKeys: [],

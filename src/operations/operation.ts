@@ -1,0 +1,114 @@
+import type { z } from "zod";
+import type { TreeHeads } from "../audit/tree-heads.ts";
+import { hookinboxError } from "../errors.ts";
+import type { ConfiguredDestination } from "../forward/destination-admin.ts";
+import type { DeliveryView, ReplayFilter } from "../store/queue-types.ts";
+import type { Store } from "../store/types.ts";
+import type { Runbooks } from "./runbooks.ts";
+
+/** Re-delivery needs the handlers' routes, which only an inbox built from the config has. */
+export interface Replayer {
+  replay(eventId: string, options?: { targets?: readonly string[] }): Promise<DeliveryView[]>;
+  replayWhere(
+    filter: ReplayFilter,
+    options?: { targets?: readonly string[]; onProgress?: (eventsDone: number) => void },
+  ): Promise<{ events: number; deliveries: number }>;
+}
+
+/**
+ * What an operation runs against: the admin API builds it from the running inbox, the CLI from
+ * the config file and the store it names.
+ */
+export interface OperationContext {
+  readonly store: Store;
+  readonly runbooks: Runbooks;
+  /** Configured source names, where the surface knows them (dashboard search). */
+  readonly sources?: readonly string[];
+  /** Configured destinations, names and URLs only. */
+  readonly destinations: readonly ConfiguredDestination[];
+  now(): number;
+  /** Present where the config's handlers are loaded (replays). */
+  readonly replayer?: Replayer;
+  /** Signed tree heads; null when the audit log is off, undefined where the surface has none. */
+  readonly audit?: TreeHeads | null;
+  /** Wakes an in-process worker after work became due (the CLI's store has none to wake). */
+  readonly wake?: () => void;
+  /** Progress of bulk work (the CLI draws a bar; the API has none). */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * One admin operation: its input schema (the one place its validation is written, also the
+ * source of the OpenAPI document) and the function that runs it.
+ */
+export interface Operation<S extends z.ZodObject = z.ZodObject, R = unknown> {
+  /** Stable name, e.g. `events.list` (the OpenAPI operationId). */
+  readonly name: string;
+  /** One line for `--help` and the OpenAPI summary. */
+  readonly summary: string;
+  /** Reads only: never migrates, never changes the store. */
+  readonly readOnly: boolean;
+  readonly input: S;
+  run(ctx: OperationContext, input: z.output<S>): Promise<R>;
+}
+
+/**
+ * Declares an operation (typed input from its schema).
+ *
+ * @example
+ * ```ts
+ * export const listRunbooks = defineOperation({
+ *   name: "runbooks.list", summary: "configured runbooks", readOnly: true,
+ *   input: z.object({}), run: async (ctx) => ({ items: ctx.runbooks.all }),
+ * });
+ * ```
+ */
+export function defineOperation<S extends z.ZodObject, R>(
+  operation: Operation<S, R>,
+): Operation<S, R> {
+  return operation;
+}
+
+/**
+ * Validates raw input against an operation's schema. A failure is one error with `code`
+ * (HOOKINBOX_QUERY_INVALID for the API, HOOKINBOX_USAGE for the CLI) naming each field as the
+ * surface calls it (`limit` in a query, `--limit` on the command line).
+ *
+ * @example
+ * ```ts
+ * parseInput(listEvents, { limit: "0" }, "HOOKINBOX_QUERY_INVALID");
+ * // throws "limit must be an integer from 1 to 500"
+ * ```
+ */
+export function parseInput<S extends z.ZodObject>(
+  operation: Operation<S, unknown>,
+  raw: unknown,
+  code: "HOOKINBOX_QUERY_INVALID" | "HOOKINBOX_USAGE",
+  nameOf: (field: string) => string = (field) => field,
+): z.output<S> {
+  const parsed = operation.input.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const messages = parsed.error.issues.map((issue) => {
+    const field = issue.path.map(String).join(".");
+    return field === "" ? issue.message : `${nameOf(field)} ${issue.message}`;
+  });
+  throw hookinboxError(code, [...new Set(messages)].join("; "));
+}
+
+/**
+ * Runs an operation on raw input: validate once, then run.
+ *
+ * @example
+ * ```ts
+ * const page = await runOperation(listEvents, ctx, { status: "dead" }, "HOOKINBOX_USAGE");
+ * ```
+ */
+export async function runOperation<S extends z.ZodObject, R>(
+  operation: Operation<S, R>,
+  ctx: OperationContext,
+  raw: unknown,
+  code: "HOOKINBOX_QUERY_INVALID" | "HOOKINBOX_USAGE",
+  nameOf?: (field: string) => string,
+): Promise<R> {
+  return operation.run(ctx, parseInput(operation, raw, code, nameOf));
+}

@@ -1,0 +1,93 @@
+import { z } from "zod";
+import { unknownDestination } from "../forward/destination-admin.ts";
+import { eventStatuses, oneOf, targetsField, text, timeField } from "./fields.ts";
+import { defineOperation, type OperationContext, type Replayer } from "./operation.ts";
+
+function replayerOf(ctx: OperationContext): Replayer {
+  // A surface that offers replay builds its context with the inbox; reaching here is a bug.
+  if (!ctx.replayer) throw new Error("replay needs an inbox with the configured handlers");
+  return ctx.replayer;
+}
+
+/** Names of configured destinations, each checked; an unknown one is HOOKINBOX_DESTINATION_NOT_FOUND. */
+function destinationTargets(ctx: OperationContext, names: readonly string[]): string[] {
+  for (const name of names)
+    if (!ctx.destinations.some((d) => d.name === name))
+      throw unknownDestination(ctx.destinations, name);
+  return [...names];
+}
+
+const destinationField = z
+  .union([text("destination name"), z.array(text("destination name"))], {
+    error: "must be a destination name or an array of them",
+  })
+  .transform((value) => (typeof value === "string" ? [value] : value))
+  .describe("configured destinations to deliver to (same webhook-id as the original)");
+
+/** `targets` and `destination` together, or undefined for "route as before". */
+function chosenTargets(
+  ctx: OperationContext,
+  input: { targets?: string[] | undefined; destination?: string[] | undefined },
+): string[] | undefined {
+  if (input.targets === undefined && input.destination === undefined) return undefined;
+  return [...(input.targets ?? []), ...destinationTargets(ctx, input.destination ?? [])];
+}
+
+/**
+ * Re-delivers one stored event as new deliveries flagged `isReplay`; the originals and their
+ * attempt logs stay as they are. Without targets it goes to the handlers it was delivered to
+ * before (or, if none, to those its source and type route to now).
+ *
+ * @example
+ * ```ts
+ * const { deliveries } = await replayEvent.run(ctx, { id: "evt_01J…", destination: ["app"] });
+ * ```
+ */
+export const replayEvent = defineOperation({
+  name: "events.replay",
+  summary: "re-deliver one event (new deliveries flagged replay)",
+  readOnly: false,
+  input: z.object({
+    id: text("event id"),
+    targets: targetsField.optional(),
+    destination: destinationField.optional(),
+  }),
+  run: async (ctx, input) => {
+    const targets = chosenTargets(ctx, input);
+    const deliveries = await replayerOf(ctx).replay(input.id, targets ? { targets } : {});
+    return { deliveries };
+  },
+});
+
+/**
+ * Replays every event matching a filter (`receivedFrom` inclusive, `receivedTo` exclusive, on
+ * the time the event was first received), in bounded batches, reporting progress.
+ *
+ * @example
+ * ```ts
+ * const { events, deliveries } = await replayWhere.run(ctx, { source: "stripe", status: "dead" });
+ * ```
+ */
+export const replayWhere = defineOperation({
+  name: "replays.create",
+  summary: "replay every event matching a filter",
+  readOnly: false,
+  input: z.object({
+    source: text("source name").optional(),
+    type: text("event type").optional(),
+    status: oneOf(eventStatuses).optional(),
+    receivedFrom: timeField.optional(),
+    receivedTo: timeField.optional(),
+    targets: targetsField.optional(),
+    destination: destinationField.optional(),
+  }),
+  run: async (ctx, { targets: _t, destination: _d, ...filter }) => {
+    const targets = chosenTargets(ctx, { targets: _t, destination: _d });
+    const progress = ctx.onProgress;
+    const total = progress ? await ctx.store.countEvents(filter) : 0;
+    return replayerOf(ctx).replayWhere(filter, {
+      ...(targets ? { targets } : {}),
+      ...(progress ? { onProgress: (done: number) => progress(done, total) } : {}),
+    });
+  },
+});
