@@ -23,6 +23,20 @@ export function startBare(): Promise<ServerUnderTest> {
 }
 
 /**
+ * The least a durable gateway can do (bench/ingest/durable-stub.ts): HMAC on the raw bytes, id
+ * by a scan, group commit of event + receipt on a writer thread, 200 after COMMIT. Its SQLite
+ * file is `dir/hookinbox.db`, with the tables verify-store.ts reads.
+ */
+export function startDurableStub(dir: string): Promise<ServerUnderTest> {
+  const args = [
+    join(repoRoot, "bin/run-ts.mjs"),
+    join(repoRoot, "bench/ingest/durable-stub.ts"),
+    join(dir, "hookinbox.db"),
+  ];
+  return launch(args, repoRoot, "/webhooks/stripe");
+}
+
+/**
  * `hookinbox start` with a JSON config: an SQLite file in `dir`, one `stripe` source, default
  * ("info") logging. pino writes a line per webhook to stdout, which goes to /dev/null here.
  * `settings` adds top-level config keys (`{ audit: { enabled: false } }` for the off scenario).
