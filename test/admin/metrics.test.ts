@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startGateway } from "../../src/gateway/start-gateway.ts";
 import { PermanentError } from "../../src/handlers/errors.ts";
 import { hangingEffect, manualClock, processingInbox, until } from "../helpers/processing.ts";
-import { standardRequest } from "../helpers/signers.ts";
 import { type StoreFactory, storeFactories } from "../helpers/stores.ts";
 
 // /metrics against what the test did: exact counts on both stores, store-derived gauges equal in
@@ -70,17 +69,7 @@ describe.each(storeFactories())("/metrics ($name)", (factory) => {
     await env.post("msg_fail", { type: "fail" });
     await env.post("msg_later", { type: "later" });
     // One forged request (signature mismatch) and one to a source that does not exist.
-    const forged = standardRequest("msg_forged", '{"type":"ok"}', new Date(clock.now()));
-    const forgedResponse = await env.inbox.handle({
-      method: "POST",
-      url: "/webhooks/std",
-      headers: {
-        ...forged.headers,
-        "webhook-signature": `v1,${Buffer.alloc(32).toString("base64")}`,
-      },
-      body: new TextEncoder().encode(forged.body),
-    });
-    expect(forgedResponse.status).toBe(401);
+    expect(await env.postForged("msg_forged", { type: "ok" })).toBe(401);
     const unknown = await env.inbox.handle({
       method: "POST",
       url: "/webhooks/nope-1234",

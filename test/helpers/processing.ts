@@ -69,6 +69,20 @@ export function processingInbox(config: Record<string, unknown>, options: InboxO
         throw new Error(`ingest failed: ${response.status} ${response.body}`);
       return JSON.parse(response.body) as { eventId: string; duplicate: boolean };
     },
+    /** Sends one request whose signature does not match (a rejection); returns its status. */
+    async postForged(id: string, payload: Record<string, unknown>) {
+      const forged = standardRequest(id, JSON.stringify(payload), new Date(now()));
+      const response = await inbox.handle({
+        method: "POST",
+        url: "/webhooks/std",
+        headers: {
+          ...forged.headers,
+          "webhook-signature": `v1,${Buffer.alloc(32).toString("base64")}`,
+        },
+        body: new TextEncoder().encode(forged.body),
+      });
+      return response.status;
+    },
     async cleanup() {
       await inbox.close();
       tmp.cleanup();

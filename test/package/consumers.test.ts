@@ -166,6 +166,18 @@ describe("consumers installed from the packed tarball", () => {
       { cwd: dir, env: consumerEnv(url), ready: /listening on http:\/\/\S*:(\d+)/ },
     );
     stops.push(server.stop);
+    // The packed package ships the built dashboard, and `hookinbox start` serves it at /.
+    const page = await fetch(`http://127.0.0.1:${server.port}/`);
+    expect([page.status, page.headers.get("content-type")]).toEqual([
+      200,
+      "text/html; charset=utf-8",
+    ]);
+    const script = /src="\.\/(assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
+    const asset = await fetch(`http://127.0.0.1:${server.port}/${script}`);
+    expect([asset.status, asset.headers.get("content-type")]).toEqual([
+      200,
+      "text/javascript; charset=utf-8",
+    ]);
     const payment = stripeRequest("evt_readme_1", {
       type: "payment_intent.succeeded",
       extra: {
