@@ -121,6 +121,10 @@ const registry = {
     message: "Metrics are disabled (metrics.enabled is false)",
   },
   HOOKINBOX_EVENT_NOT_FOUND: { status: 404, message: "No such event" },
+  HOOKINBOX_EVENT_EXPIRED: {
+    status: 410,
+    message: "The event was removed by retention.events; its audit proof remains",
+  },
   HOOKINBOX_QUERY_INVALID: { status: 400, message: "Invalid query parameter" },
   HOOKINBOX_CURSOR_INVALID: { status: 400, message: "Invalid cursor" },
   // audit log

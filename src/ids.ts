@@ -50,9 +50,15 @@ function incrementRandom(bytes: Uint8Array): Uint8Array {
   return next;
 }
 
+/** How far back a time may be and still be clamped to the last one (see `ulid`). */
+const clampWindowMs = 60_000;
+
 /**
  * A monotonic ULID: 26 characters that sort by creation time within this process, so ids double
- * as cursors for newest-first listings.
+ * as cursors for newest-first listings. A time up to a minute before the last one (a receive
+ * time taken a moment before another request's) is clamped to it; a time further back (an
+ * explicit old time, a clock stepped back) keeps its own prefix, because the prefix places the
+ * row in its day's partition and under retention's cut.
  *
  * @example
  * ```ts
@@ -60,7 +66,7 @@ function incrementRandom(bytes: Uint8Array): Uint8Array {
  * ```
  */
 export function ulid(now: number = Date.now()): string {
-  if (now <= lastTime) {
+  if (now <= lastTime && lastTime - now <= clampWindowMs) {
     lastRandom = incrementRandom(lastRandom);
     return encodeTime(lastTime) + encodeRandom(lastRandom);
   }

@@ -1,4 +1,5 @@
 import type { AuditStore } from "../store/audit-types.ts";
+import type { RetentionStore } from "../store/retention-types.ts";
 import { appendToRange, type CompactRange, EMPTY_RANGE, rangeRoot } from "./compact-range.ts";
 import { encodeLeaf, leafFieldsOf } from "./leaf.ts";
 import {
@@ -118,6 +119,8 @@ export interface LogVerification {
  * by a seq cursor: never the whole table in memory), recomputes each leaf from its event as
  * stored now, compares it with the stored leaf hash, folds the recomputed leaves into a root and
  * compares that with the head's root at the head's size; then looks for events with no leaf.
+ * A leaf whose event was removed by `retention.events` (its id below the store's expiry mark) is
+ * folded in as stored: its content is gone, but its hash is still bound to the head's root.
  * Stops at the first defect and names it.
  *
  * @example
@@ -127,11 +130,15 @@ export interface LogVerification {
  * ```
  */
 export async function verifyLog(
-  store: Pick<AuditStore, "auditLeafPage" | "auditUnloggedEvents">,
+  store: Pick<AuditStore, "auditLeafPage" | "auditUnloggedEvents"> &
+    Partial<Pick<RetentionStore, "eventsExpiredBefore">>,
   head: TreeState,
   options: { pageSize?: number; onProgress?: (leaves: number) => void } = {},
 ): Promise<LogVerification> {
   const pageSize = options.pageSize ?? 1000;
+  // Events below this id were removed by retention.events: their leaves are taken as stored
+  // (the root still binds them to the head), and a row put back in their place is still checked.
+  const expiredBefore = (await store.eventsExpiredBefore?.()) ?? "";
   let range: CompactRange = EMPTY_RANGE;
   const fail = (seq: number | null, eventId: string | null, reason: string): LogVerification => ({
     ok: false,
@@ -149,6 +156,12 @@ export async function verifyLog(
     for (const record of page) {
       if (record.seq !== range.size) {
         return fail(range.size, null, `leaf ${range.size} is missing (next is ${record.seq})`);
+      }
+      if (!record.event && record.eventId < expiredBefore) {
+        range = appendToRange(range, record.hash).range;
+        const mismatch = checkRoot();
+        if (mismatch) return mismatch;
+        continue;
       }
       if (!record.event) return fail(record.seq, record.eventId, "the leaf's event row is missing");
       let recomputed: Buffer;

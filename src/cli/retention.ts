@@ -1,18 +1,25 @@
 import { parseArgs } from "node:util";
-import { purgeOldPayloads } from "../audit/retention.ts";
+import { runRetention } from "../audit/retention.ts";
 import { loadConfigFile } from "../config/index.ts";
-import { parseDuration } from "../config/units.ts";
+import { resolveRetention } from "../config/resolve-retention.ts";
 import { hookinboxError } from "../errors.ts";
 import { type CliContext, openConfiguredStore } from "./context.ts";
 
+type Duration = string | number;
+interface RetentionSettings {
+  retention?: Partial<Record<"payloads" | "events" | "receipts" | "rejected" | "dedup", Duration>>;
+  http?: { rejectedRetention?: Duration };
+}
+
 /**
- * `hookinbox retention run [--dry-run]`: purges the bodies and headers of events older than
- * `retention.payloads` whose deliveries are all finished, keeping their digests and audit
- * leaves (proofs still verify). `--dry-run` counts and changes nothing.
+ * `hookinbox retention run [--dry-run]`: applies `retention` now, as the hourly sweep does:
+ * payloads, whole finished events, accepted and rejected receipts, and dedup keys older than
+ * their windows (audit leaves stay, so proofs still verify). `--dry-run` counts and changes
+ * nothing.
  *
  * @example
  * ```ts
- * await retentionCommand(ctx, ["run", "--dry-run"]); // prints "would purge 12 payloads …"
+ * await retentionCommand(ctx, ["run", "--dry-run"]); // "would purge 12 payloads, remove 3 events, …"
  * ```
  */
 export async function retentionCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -23,21 +30,15 @@ export async function retentionCommand(ctx: CliContext, args: string[]): Promise
   });
   if (sub !== "run") throw hookinboxError("HOOKINBOX_USAGE", "hookinbox retention run [--dry-run]");
   const loaded = await loadConfigFile({ cwd: ctx.cwd, path: values.config });
-  const setting = (loaded?.config as { retention?: { payloads?: string | number } } | undefined)
-    ?.retention?.payloads;
-  const payloadsMs = setting === undefined ? undefined : parseDuration(setting);
-  if (payloadsMs === undefined) {
-    throw hookinboxError(
-      "HOOKINBOX_USAGE",
-      'set retention.payloads in the config (a duration like "30d") to purge payloads',
-    );
-  }
+  const settings = (loaded?.config ?? {}) as RetentionSettings;
+  const windows = resolveRetention(settings.retention, settings.http?.rejectedRetention);
   const store = await openConfiguredStore(ctx, values.config);
   try {
     const dryRun = values["dry-run"] === true;
-    const purged = await purgeOldPayloads(store, { payloadsMs, now: Date.now(), dryRun });
+    const n = await runRetention(store, windows, { now: Date.now(), dryRun });
+    const verb = dryRun ? "would " : "";
     ctx.stdout.write(
-      `${dryRun ? "would purge" : "purged"} ${purged} payloads older than ${String(setting)} (events with unfinished or dead deliveries keep theirs; audit leaves stay)\n`,
+      `${dryRun ? "would purge" : "purged"} ${n.payloads} payloads, ${verb}remove${dryRun ? "" : "d"} ${n.events} events, ${n.receipts} receipts, ${n.rejected} rejected receipts and ${n.dedup} dedup keys (events with unfinished or dead deliveries are kept; audit leaves stay)\n`,
     );
     return 0;
   } finally {

@@ -11,6 +11,7 @@ import type { DeadLetterAlert } from "../store/queue-types.ts";
 import { formatIssues } from "./format-issues.ts";
 import { compileIdentity } from "./identity.ts";
 import { resolveAlertDelivery } from "./resolve-alerts.ts";
+import { type ResolvedRetention, resolveRetention } from "./resolve-retention.ts";
 import { configSchema, type HookinboxConfig, type retrySchema } from "./schema.ts";
 import { type SchemeRuntime, schemeFor } from "./scheme-for.ts";
 import { type ResolvedSecret, resolveSecret } from "./secrets.ts";
@@ -105,10 +106,12 @@ export interface ResolvedConfig {
     readonly publicUrl: string | null;
     readonly trustedProxies: AddressList | null;
     readonly rejectLimit: { readonly max: number; readonly windowMs: number };
-    /** Rejected receipts older than this are deleted by the retention sweep. */
+    /** Rejected receipts older than this are deleted (the same as retention.rejectedMs). */
     readonly rejectedRetentionMs: number;
   };
   readonly admin: { readonly token: string | null };
+  /** Retention windows (see `retention` in the config schema). */
+  readonly retention: ResolvedRetention;
   readonly audit: ResolvedAudit;
   /** `port` null: no listener of its own (admins still read `/api/metrics`). */
   readonly metrics: {
@@ -271,6 +274,7 @@ export function resolveConfig(
       ? resolveSecret(config.admin.token, 0, "admin.token", env).value
       : (env.HOOKINBOX_ADMIN_TOKEN ?? null);
   const leaseMs = parseDuration(config.worker?.lease ?? "30s") ?? 30_000;
+  const retention = resolveRetention(config.retention, config.http?.rejectedRetention);
   const readTimeoutMs = parseDuration(config.http?.readTimeout ?? "30s") ?? 30_000;
   const handlers = resolveHandlers(config, sources, leaseMs);
   const destinations = new Map<string, ResolvedDestination>();
@@ -331,8 +335,9 @@ export function resolveConfig(
         max: config.http?.rejectLimit?.max ?? 60,
         windowMs: parseDuration(config.http?.rejectLimit?.window ?? "1m") ?? 60_000,
       },
-      rejectedRetentionMs: parseDuration(config.http?.rejectedRetention ?? "7d") ?? 7 * 86_400_000,
+      rejectedRetentionMs: retention.rejectedMs,
     },
+    retention,
     admin: { token: adminToken || null },
     audit: {
       enabled: config.audit?.enabled ?? true,

@@ -158,11 +158,24 @@ export const configSchema = z.strictObject({
     .optional(),
   admin: z.strictObject({ token: secretSchema.optional() }).optional(),
   /**
-   * Retention. `payloads`: bodies and headers of events older than this are purged by
-   * `hookinbox retention run` once every delivery of the event is finished; the event row, its
-   * digests and its audit leaf stay, so proofs still verify. Off when unset.
+   * Retention (docs/audit.md#retention), swept hourly by the gateway or worker process and on
+   * command (`hookinbox retention run [--dry-run]`); audit leaves always stay, so proofs verify.
+   * `payloads`: bodies and headers of finished events older than this are emptied (off unset).
+   * `events`: whole finished events older than this are removed (off unset; at least `dedup`).
+   * `receipts`: accepted receipts older than this are removed (off unset).
+   * `rejected`: rejected receipts (default `http.rejectedRetention`, else 7d).
+   * `dedup`: how long a dedup key is kept, so a resend within it is a duplicate (default 35d,
+   * over ten times the longest documented provider retry window, 3 days).
    */
-  retention: z.strictObject({ payloads: duration.optional() }).optional(),
+  retention: z
+    .strictObject({
+      payloads: duration.optional(),
+      events: duration.optional(),
+      receipts: duration.optional(),
+      rejected: duration.optional(),
+      dedup: duration.optional(),
+    })
+    .optional(),
   /**
    * The tamper-evident log (on by default): every accepted event is a Merkle leaf; heads are
    * signed with `key` (Ed25519; default `HOOKINBOX_AUDIT_KEY`, else a key file made on first

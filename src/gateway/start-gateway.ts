@@ -1,9 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { toNodeListener } from "../adapters/node.ts";
+import { type RetentionSchedule, startRetention } from "../audit/retention-schedule.ts";
 import type { HookinboxConfig } from "../config/index.ts";
 import { createInbox, type Inbox, type InboxOptions } from "../inbox.ts";
-import { type RejectionRetention, startRejectionRetention } from "../ingest/rejection-retention.ts";
 import type { Worker } from "../queue/worker.ts";
 import { type ConnectionGuard, guardConnections } from "./connection-guard.ts";
 import { listen } from "./listen.ts";
@@ -19,8 +19,8 @@ export interface Gateway {
   readonly url: string;
   /** The separate `/metrics` listener (`metrics.port`), or null. */
   readonly metrics: MetricsServer | null;
-  /** The retention sweep of rejected receipts (`http.rejectedRetention`, hourly). */
-  readonly retention: RejectionRetention;
+  /** The retention sweep (`retention`: payloads, events, receipts, rejected, dedup; hourly). */
+  readonly retention: RetentionSchedule;
   /** Open connections and what the connection cap did. */
   readonly connections: ConnectionGuard;
   /**
@@ -81,10 +81,11 @@ export async function startGateway(
   // delivery starts without waiting for a poll.
   // With --role ingest, workers run elsewhere (`--role worker`) and learn of new deliveries from
   // the store (PostgreSQL NOTIFY) or its poll.
-  // Rejected receipts are kept for http.rejectedRetention (default 7 days), swept hourly.
-  const retention = startRejectionRetention({
+  // Retention (rejected receipts after 7 days and dedup keys after 35 by default; payloads,
+  // events and receipts when configured), swept hourly; PostgreSQL partitions are made ahead.
+  const retention = startRetention({
     store: inbox.store,
-    retentionMs: inbox.config.http.rejectedRetentionMs,
+    windows: inbox.config.retention,
     now: inbox.now,
     ...(options.logger ? { logger: options.logger } : {}),
   });

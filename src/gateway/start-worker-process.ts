@@ -1,6 +1,6 @@
+import { type RetentionSchedule, startRetention } from "../audit/retention-schedule.ts";
 import type { HookinboxConfig } from "../config/index.ts";
 import { createInbox, type Inbox, type InboxOptions } from "../inbox.ts";
-import { type RejectionRetention, startRejectionRetention } from "../ingest/rejection-retention.ts";
 import type { Worker } from "../queue/worker.ts";
 import { type MetricsServer, startMetricsServer } from "./metrics-server.ts";
 
@@ -10,8 +10,8 @@ export interface WorkerProcess {
   readonly worker: Worker;
   /** The `/metrics` listener (`metrics.port`), or null. */
   readonly metrics: MetricsServer | null;
-  /** The retention sweep of rejected receipts (`http.rejectedRetention`, hourly). */
-  readonly retention: RejectionRetention;
+  /** The retention sweep (`retention`: payloads, events, receipts, rejected, dedup; hourly). */
+  readonly retention: RetentionSchedule;
   /** Stops claiming, lets in-flight handlers finish (worker.shutdownTimeout), closes the store. */
   close(): Promise<void>;
 }
@@ -45,10 +45,11 @@ export async function startWorkerProcess(
     await inbox.close().catch(() => undefined);
     throw error;
   }
-  // Rejected receipts are kept for http.rejectedRetention (default 7 days), swept hourly.
-  const retention = startRejectionRetention({
+  // Retention (rejected receipts after 7 days and dedup keys after 35 by default; payloads,
+  // events and receipts when configured), swept hourly; PostgreSQL partitions are made ahead.
+  const retention = startRetention({
     store: inbox.store,
-    retentionMs: inbox.config.http.rejectedRetentionMs,
+    windows: inbox.config.retention,
     now: inbox.now,
     ...(options.logger ? { logger: options.logger } : {}),
   });

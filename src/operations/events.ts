@@ -84,7 +84,12 @@ export const showEvent = defineOperation({
   input: z.object({ id: text("event id") }),
   run: async (ctx, { id }) => {
     const event = await ctx.store.getEvent(id);
-    if (!event) throw hookinboxError("HOOKINBOX_EVENT_NOT_FOUND", id);
+    if (!event) {
+      // Removed by retention.events: its leaf stays, so its proof is still served.
+      const expired =
+        id < (await ctx.store.eventsExpiredBefore()) && (await ctx.store.auditLeafOf(id)) !== null;
+      throw hookinboxError(expired ? "HOOKINBOX_EVENT_EXPIRED" : "HOOKINBOX_EVENT_NOT_FOUND", id);
+    }
     return eventJson(event, ctx.runbooks);
   },
 });

@@ -22,6 +22,7 @@ import type { DashboardStore } from "./dashboard-types.ts";
 import type { DestinationStore } from "./forward-types.ts";
 import type { PurgeBatchInput, PurgeBatchResult } from "./purge-types.ts";
 import type { DeliveryView, QueueStore } from "./queue-types.ts";
+import type { RetentionStore } from "./retention-types.ts";
 
 /** One verified, identified request to store. */
 export interface AcceptInput {
@@ -152,7 +153,7 @@ export interface MigrationReport {
 }
 
 /** Durable storage for receipts, events and their processing. Safe to call concurrently. */
-export interface Store extends QueueStore, DestinationStore, AuditStore, DashboardStore {
+export interface Store extends QueueStore, DestinationStore, AuditStore, DashboardStore, RetentionStore {
   readonly kind: "sqlite" | "postgres";
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<MigrationReport>;

@@ -102,10 +102,10 @@ describe("hookinbox CLI", () => {
     const first = await hookinbox(tmp.dir, ["migrate"]);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(
-      /^applied 001_\w+, 002_\w+, 003_\w+, 004_\w+, 005_\w+, 006_\w+, 007_\w+; store is at migration 7\n$/,
+      /^applied 001_\w+, 002_\w+, 003_\w+, 004_\w+, 005_\w+, 006_\w+, 007_\w+, 008_\w+; store is at migration 8\n$/,
     );
     const second = await hookinbox(tmp.dir, ["migrate"]);
-    expect(second.stdout).toBe("store is up to date (migration 7)\n");
+    expect(second.stdout).toBe("store is up to date (migration 8)\n");
 
     writeFileSync(
       join(tmp.dir, "bad.json"),

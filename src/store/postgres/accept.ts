@@ -3,22 +3,27 @@ import { ulid } from "../../ids.ts";
 import type { AcceptInput, AcceptResult, RejectionInput } from "../types.ts";
 import { appendAuditLeafPostgres } from "./audit.ts";
 import { withRetry, withTransaction } from "./connection.ts";
+import { withPartition } from "./partitions.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
-// One statement, one round trip, one commit: the event (unless (source, dedup_key) exists), its
-// receipt, its deliveries, and a NOTIFY for workers on every node when deliveries were created.
-// The UNIQUE constraint alone decides duplicates.
+// One statement, one round trip, one commit: the dedup key (unless (source, dedup_key) is kept in
+// event_dedup), the event, its receipt, its deliveries, and a NOTIFY for workers on every node
+// when deliveries were created. event_dedup's primary key alone decides duplicates: events is
+// partitioned by day, and a unique constraint across partitions would have to contain the id.
 const acceptSql = (t: SchemaNames) => `
-  WITH ins AS (
+  WITH claim AS (
+    INSERT INTO ${t.event_dedup} (source, dedup_key, event_id, received_at) VALUES ($2, $3, $1, $9)
+    ON CONFLICT (source, dedup_key) DO NOTHING
+    RETURNING event_id
+  ), ins AS (
     INSERT INTO ${t.events} (id, source, dedup_key, type, occurred_at, ordering_key, version, status,
                         received_at, body, headers, secret_index)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12)
-    ON CONFLICT (source, dedup_key) DO NOTHING
+    SELECT claim.event_id, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12 FROM claim
     RETURNING id
   ), ev AS (
     SELECT id, false AS duplicate FROM ins
     UNION ALL
-    SELECT e.id, true FROM ${t.events} e WHERE e.source = $2 AND e.dedup_key = $3 AND NOT EXISTS (SELECT 1 FROM ins)
+    SELECT d.event_id, true FROM ${t.event_dedup} d WHERE d.source = $2 AND d.dedup_key = $3 AND NOT EXISTS (SELECT 1 FROM claim)
   ), rc AS (
     INSERT INTO ${t.receipts} (id, event_id, source, received_at, duplicate, remote_address, size, secret_index)
     SELECT $13, ev.id, $2, $9, ev.duplicate, $14, $15, $12 FROM ev
@@ -35,16 +40,16 @@ const acceptSql = (t: SchemaNames) => `
          (SELECT count(*) FROM notified)::int AS notified
   FROM ev`;
 
-// The conflicting row was committed by a concurrent accept after this statement's snapshot was
+// The conflicting key was committed by a concurrent accept after this statement's snapshot was
 // taken, so the CTE above could not see it; a new statement can.
 const duplicateReceiptSql = (t: SchemaNames) => `
   INSERT INTO ${t.receipts} (id, event_id, source, received_at, duplicate, remote_address, size, secret_index)
-  SELECT $1, e.id, $2, $4, true, $5, $6, $7 FROM ${t.events} e WHERE e.source = $2 AND e.dedup_key = $3
+  SELECT $1, d.event_id, $2, $4, true, $5, $6, $7 FROM ${t.event_dedup} d WHERE d.source = $2 AND d.dedup_key = $3
   RETURNING event_id`;
 
 const rejectionSql = (t: SchemaNames) => `
-  INSERT INTO ${t.receipts} (id, event_id, source, received_at, duplicate, remote_address, status, code, size, header_names)
-  VALUES ($1, NULL, $2, $3, false, $4, $5, $6, $7, $8::jsonb)`;
+  INSERT INTO ${t.receipts} (id, event_id, source, received_at, duplicate, remote_address, status, code, size, header_names, rejected)
+  VALUES ($1, NULL, $2, $3, false, $4, $5, $6, $7, $8::jsonb, true)`;
 
 /**
  * Stores a receipt and, unless it exists, the event and its deliveries, in one statement that
@@ -92,7 +97,7 @@ export async function acceptPostgres(
     targets,
     channel,
   ];
-  return withRetry(async () => {
+  return withPartition(pool, t, [params[0] as string, receiptId], async () => {
     const statement = { name: "hookinbox_accept", text: acceptSql(t), values: params };
     type Row = { id: string; duplicate: boolean; deliveries: number };
     const result = audit
@@ -145,9 +150,10 @@ export async function recordRejectionPostgres(
   input: RejectionInput,
 ): Promise<void> {
   const at = Math.floor(input.receivedAt);
-  await withRetry(() =>
+  const id = `rcp_${ulid(at)}`;
+  await withPartition(pool, t, [id], () =>
     pool.query(rejectionSql(t), [
-      `rcp_${ulid(at)}`,
+      id,
       input.source,
       at,
       input.remoteAddress,
@@ -175,9 +181,8 @@ export async function pruneRejectionsPostgres(
 ): Promise<number> {
   const result = await withRetry(() =>
     pool.query(
-      `DELETE FROM ${t.receipts} WHERE id IN (
-         SELECT id FROM ${t.receipts} WHERE event_id IS NULL AND received_at < $1
-         ORDER BY id LIMIT $2)`,
+      `DELETE FROM ${t.receipts_rejected} WHERE id IN (
+         SELECT id FROM ${t.receipts_rejected} WHERE received_at < $1 ORDER BY id LIMIT $2)`,
       [Math.floor(before), limit],
     ),
   );

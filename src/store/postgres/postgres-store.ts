@@ -12,10 +12,12 @@ import { effectsPostgres } from "./effects.ts";
 import { getEventPostgres, listEventsPostgres, listReceiptsPostgres } from "./events.ts";
 import { listenForDeliveries } from "./listen.ts";
 import { migratePostgres } from "./migrate.ts";
+import { maintainPartitionsPostgres } from "./partitions.ts";
 import { purgePayloadsPostgres } from "./purge-payloads.ts";
 import { claimPostgres, completePostgres, failPostgres, leasesPostgres } from "./queue.ts";
 import { replayPostgres } from "./replay.ts";
 import { reportsPostgres } from "./reports.ts";
+import { eventsExpiredBeforePostgres, retentionStepPostgres } from "./retention-step.ts";
 import { schemaNames } from "./schema-names.ts";
 import { explainStartupError, isSchemaMissing } from "./startup-errors.ts";
 
@@ -138,6 +140,9 @@ export function openPostgresStore(
     },
     recordRejection: (input) => run(() => recordRejectionPostgres(pool, t, input)),
     pruneRejections: (before, limit) => run(() => pruneRejectionsPostgres(pool, t, before, limit)),
+    retentionStep: (input) => run(() => retentionStepPostgres(pool, t, input)),
+    maintainPartitions: (now) => run(() => maintainPartitionsPostgres(pool, t, now)),
+    eventsExpiredBefore: () => run(() => eventsExpiredBeforePostgres(pool, t)),
     async listEvents(query) {
       open();
       return listEventsPostgres(pool, t, query);

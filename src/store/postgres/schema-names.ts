@@ -30,6 +30,10 @@ const tables = [
   "audit_tree",
   "audit_heads",
   "alert_outbox",
+  "event_dedup",
+  "retention_marks",
+  "receipts_accepted",
+  "receipts_rejected",
 ] as const;
 
 const functions = [
@@ -39,6 +43,7 @@ const functions = [
   "hookinbox_refresh_event",
   "hookinbox_wake_next_head",
   "hookinbox_key_lock_id",
+  "hookinbox_ensure_partitions",
 ] as const;
 
 /** A name hookinbox owns in its schema. */

@@ -50,7 +50,7 @@ export function prepareAccept(
     const receivedAt = Math.floor(input.receivedAt);
     const targets = input.targets ?? [];
     const inserted = insertEvent.get({
-      id: `evt_${ulid(now())}`,
+      id: `evt_${ulid(receivedAt)}`,
       source: input.source,
       dedupKey: identity.dedupKey,
       type: identity.type,
@@ -79,7 +79,7 @@ export function prepareAccept(
         );
       }
     }
-    const receiptId = `rcp_${ulid(now())}`;
+    const receiptId = `rcp_${ulid(receivedAt)}`;
     insertReceipt.run({
       id: receiptId,
       eventId,

@@ -109,6 +109,9 @@ export function prepareAuditReads(db: Database.Database) {
      WHERE e.id > ? AND NOT EXISTS (SELECT 1 FROM audit_leaves l WHERE l.event_id = e.id)
      ORDER BY e.id LIMIT ?`,
   );
+  const expired = db.prepare<[], { value: string }>(
+    "SELECT value FROM retention_marks WHERE name = 'events_before'",
+  );
   const latest = db.prepare<[], HeadRow>(
     "SELECT * FROM audit_heads ORDER BY size DESC, signed_at DESC LIMIT 1",
   );
@@ -140,6 +143,7 @@ export function prepareAuditReads(db: Database.Database) {
         );
     },
     unlogged: (afterId: string, limit: number) => unlogged.all(afterId, limit).map((r) => r.id),
+    expiredBefore: () => expired.get()?.value ?? "",
     latest: () => toHead(latest.get()),
     ofSize: (size: number) => toHead(ofSize.get(size)),
   };

@@ -26,7 +26,7 @@ export function prepareRecordRejection(
 ): (input: RejectionInput) => string {
   const insertRejection = db.prepare<[RejectionRow]>(insertRejectionSql);
   return (input) => {
-    const id = `rcp_${ulid(now())}`;
+    const id = `rcp_${ulid(Math.floor(input.receivedAt))}`;
     insertRejection.run({
       id,
       source: input.source,

@@ -320,6 +320,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       read((current) => current.audit.unlogged(afterId, limit)),
     saveTreeHead: (head) => write("saveTreeHead", head),
     purgePayloads: (input) => write("purgePayloads", input),
+    retentionStep: (input) => write("retentionStep", input),
+    maintainPartitions: async () => 0,
+    eventsExpiredBefore: () => read((current) => current.audit.expiredBefore()),
     latestTreeHead: () => read((current) => current.audit.latest()),
     treeHeadOfSize: (size) => read((current) => current.audit.ofSize(size)),
 

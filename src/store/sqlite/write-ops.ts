@@ -15,6 +15,7 @@ import { prepareLeases } from "./queue/leases.ts";
 import { prepareReplay, type ReplayableEvent } from "./queue/replay.ts";
 import { prepareRetryDelivery } from "./queue/retry-delivery.ts";
 import { preparePruneRejections, prepareRecordRejection } from "./record-rejection.ts";
+import { prepareRetentionStep } from "./retention-step.ts";
 
 /**
  * Every write the SQLite store makes, as synchronous operations with plain-data arguments and
@@ -31,6 +32,7 @@ export function prepareWriteOps(db: Database.Database, now: () => number, audit 
   const accept = prepareAccept(db, now, audit);
   const saveTreeHead = prepareSaveTreeHead(db);
   const purgePayloads = prepareSqlitePurge(db);
+  const retentionStep = prepareRetentionStep(db);
   const recordRejection = prepareRecordRejection(db, now);
   const pruneRejections = preparePruneRejections(db);
   const ping = preparePing(db, now);
@@ -49,6 +51,7 @@ export function prepareWriteOps(db: Database.Database, now: () => number, audit 
     accept,
     saveTreeHead,
     purgePayloads,
+    retentionStep,
     recordRejection,
     pruneRejections,
     ping,

@@ -1,0 +1,41 @@
+/** What one retention step removes: whole events, accepted receipts, rejected receipts, dedup keys. */
+export type RetentionKind = "events" | "receipts" | "rejected" | "dedup";
+
+/** One step of a retention kind: rows received before `before`, from the `cursor` on. */
+export interface RetentionStepInput {
+  readonly kind: RetentionKind;
+  /** Remove rows received before this (ms). */
+  readonly before: number;
+  /** Where the previous step stopped ("" to start). */
+  readonly cursor: string;
+  /** At most this many rows per batch (SQLite); PostgreSQL drops one partition per step. */
+  readonly limit: number;
+  /** When it happens (ms). */
+  readonly now: number;
+  /** Count what would be removed, change nothing. */
+  readonly dryRun: boolean;
+}
+
+/** What one step removed (or would) and where the next starts (null: this kind is done). */
+export interface RetentionStepResult {
+  readonly removed: number;
+  readonly cursor: string | null;
+}
+
+/** Retention's storage side (both stores). */
+export interface RetentionStore {
+  /**
+   * One short step of retention: SQLite deletes one batch in one write transaction; PostgreSQL
+   * detaches and drops one expired partition (events, receipts, rejected) or deletes one batch
+   * (dedup keys; events of a partition that still holds unfinished deliveries). Events with an
+   * unfinished or dead delivery are never removed; their audit leaves always stay.
+   */
+  retentionStep(input: RetentionStepInput): Promise<RetentionStepResult>;
+  /** PostgreSQL: creates the time partitions of the coming days; SQLite: nothing. */
+  maintainPartitions(now: number): Promise<number>;
+  /**
+   * Event ids below this were expired by `retention.events` ("" when never): a leaf whose event
+   * row is gone and whose id sorts below it was removed by retention, not by tampering.
+   */
+  eventsExpiredBefore(): Promise<string>;
+}

@@ -1,0 +1,69 @@
+import type Database from "better-sqlite3";
+import { ulidTimePrefix } from "../../ids.ts";
+import { UNFINISHED_DELIVERY_STATUSES } from "../purge-types.ts";
+import type { RetentionStepInput, RetentionStepResult } from "../retention-types.ts";
+
+const unfinished = UNFINISHED_DELIVERY_STATUSES.map((s) => `'${s}'`).join(", ");
+
+/**
+ * Prepares one retention step on SQLite (a write op: one batch in one short group transaction,
+ * so the writer is never held long). Events: finished events below the cut go with their
+ * deliveries, attempts, effects and receipts (their leaves stay, and the `events_before` mark is
+ * raised first so verify knows why the rows are gone). Receipts: accepted receipts. Rejected:
+ * rejected receipts. Dedup keys live in the events rows, so that kind has nothing to do.
+ *
+ * @example
+ * ```ts
+ * prepareRetentionStep(db)({ kind: "events", before, cursor: "", limit: 500, now, dryRun: false });
+ * ```
+ */
+export function prepareRetentionStep(
+  db: Database.Database,
+): (input: RetentionStepInput) => RetentionStepResult {
+  const pickEvents = db.prepare<[string, string, number, number], { id: string }>(
+    `SELECT e.id FROM events e
+     WHERE e.id > ? AND e.id < ? AND e.received_at < ?
+       AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.status IN (${unfinished}))
+     ORDER BY e.id LIMIT ?`,
+  );
+  const pickReceipts = db.prepare<[string, string, number, number], { id: string }>(
+    `SELECT id FROM receipts WHERE id > ? AND id < ? AND received_at < ? AND event_id IS NOT NULL
+     ORDER BY id LIMIT ?`,
+  );
+  const pickRejected = db.prepare<[string, string, number, number], { id: string }>(
+    `SELECT id FROM receipts INDEXED BY receipts_rejected
+     WHERE id > ? AND id < ? AND received_at < ? AND event_id IS NULL ORDER BY id LIMIT ?`,
+  );
+  const removeEvent = [
+    "DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id = ?)",
+    "DELETE FROM deliveries WHERE event_id = ?",
+    "DELETE FROM effects WHERE event_id = ?",
+    "DELETE FROM receipts WHERE event_id = ?",
+    "DELETE FROM events WHERE id = ?",
+  ].map((sql) => db.prepare<[string]>(sql));
+  const removeReceipt = db.prepare<[string]>("DELETE FROM receipts WHERE id = ?");
+  const raiseMark = db.prepare<[string]>(
+    `INSERT INTO retention_marks (name, value) VALUES ('events_before', ?)
+     ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)`,
+  );
+  return (input) => {
+    if (input.kind === "dedup") return { removed: 0, cursor: null };
+    const before = Math.floor(input.before);
+    const prefix = ulidTimePrefix(before);
+    let rows: { id: string }[];
+    if (input.kind === "events") {
+      if (!input.dryRun) raiseMark.run(`evt_${prefix}`);
+      rows = pickEvents.all(input.cursor, `evt_${prefix}`, before, input.limit);
+      if (!input.dryRun)
+        for (const { id } of rows) for (const remove of removeEvent) remove.run(id);
+    } else {
+      const pick = input.kind === "receipts" ? pickReceipts : pickRejected;
+      rows = pick.all(input.cursor, `rcp_${prefix}`, before, input.limit);
+      if (!input.dryRun) for (const { id } of rows) removeReceipt.run(id);
+    }
+    return {
+      removed: rows.length,
+      cursor: rows.length < input.limit ? null : rows[rows.length - 1]!.id,
+    };
+  };
+}
