@@ -153,7 +153,12 @@ export interface MigrationReport {
 }
 
 /** Durable storage for receipts, events and their processing. Safe to call concurrently. */
-export interface Store extends QueueStore, DestinationStore, AuditStore, DashboardStore, RetentionStore {
+export interface Store
+  extends QueueStore,
+    DestinationStore,
+    AuditStore,
+    DashboardStore,
+    RetentionStore {
   readonly kind: "sqlite" | "postgres";
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<MigrationReport>;

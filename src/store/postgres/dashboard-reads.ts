@@ -33,7 +33,9 @@ export function dashboardReadsPostgres(pool: pg.Pool, t: SchemaNames): Dashboard
       if (sources.length === 0) return [];
       const { rows } = await withRetry(() =>
         pool.query<{ id: string }>(
-          `SELECT id FROM ${t.events} WHERE source = ANY($1::text[]) AND dedup_key = $2 ORDER BY id DESC`,
+          // event_dedup, not events: events is partitioned by day and keeps no (source,
+          // dedup_key) index; the keys are kept for retention.dedup.
+          `SELECT event_id AS id FROM ${t.event_dedup} WHERE source = ANY($1::text[]) AND dedup_key = $2 ORDER BY event_id DESC`,
           [sources, dedupKey],
         ),
       );
