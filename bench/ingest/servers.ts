@@ -61,7 +61,11 @@ export function startHookinbox(
   return launch([...profile, ...cli], dir, "/webhooks/stripe");
 }
 
-function launch(args: string[], cwd: string, path: string): Promise<ServerUnderTest> {
+/**
+ * Spawns `node <args>` in `cwd` and resolves once it prints "listening on <url>" on stderr;
+ * `target` is that url + `path` (also used by bench/soak.ts).
+ */
+export function launch(args: string[], cwd: string, path: string): Promise<ServerUnderTest> {
   const child = spawn(process.execPath, args, {
     cwd,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
