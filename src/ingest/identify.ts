@@ -66,8 +66,15 @@ function contextFor(headers: RequestHeaders, body: Uint8Array): StrictContext {
     json() {
       if (!parsed) {
         try {
-          bodyInvalid = !decodesStrictly(body);
-          parsed = { value: JSON.parse(utf8.decode(body)) };
+          // One decode: strict first (almost every body is UTF-8), lenient only when it fails.
+          let text: string;
+          try {
+            text = strictUtf8.decode(body);
+          } catch {
+            bodyInvalid = true;
+            text = utf8.decode(body);
+          }
+          parsed = { value: JSON.parse(text) };
         } catch (error) {
           throw hookinboxError(
             "HOOKINBOX_BODY_INVALID_JSON",
