@@ -52,7 +52,7 @@ async function signIn(headers: Record<string, string> = {}) {
 // Every admin route (from the route table, path parameters filled in), the session routes and
 // an unknown path: authentication comes before routing.
 const routes: Array<[string, string]> = [
-  ...adminRoutes.map((r): [string, string] => [r.method, r.path.replace(/:(\w+)/g, "x_$1")]),
+  ...adminRoutes.map((r): [string, string] => [r.method, r.path.replace(/\{(\w+)\}/g, "x_$1")]),
   ["GET", "/api/session"],
   ["DELETE", "/api/session"],
   ["GET", "/api/no-such-route"],

@@ -71,7 +71,7 @@ async function send(id: string, payload: Record<string, unknown>, forge = false)
   return fetch(`${gateway.url}/webhooks/std`, { method: "POST", headers, body: signed.body });
 }
 
-const text = (testId: string) => page.getByTestId(testId).first().innerText();
+const text = (testId: string) => page.getByTestId(testId).first().textContent();
 const shot = (name: string) =>
   page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 
@@ -131,6 +131,25 @@ describe("dashboard in Chromium", () => {
       2,
     );
     await shot("03-events");
+    // Filters live in the URL: by status, by type, and a time range that ends before anything.
+    const rows = page.locator("[data-testid=events-table] tbody tr[data-event-id]");
+    await page.goto(`${gateway.url}/#/events?status=dead`);
+    await until(async () => (await rows.count()) === 1, 10_000, "the dead-status filter");
+    expect(
+      await page.locator("[data-testid=events-table] tbody tr td:nth-child(3)").allInnerTexts(),
+    ).toEqual(["card.charge"]);
+    await page.goto(`${gateway.url}/#/events?type=order.paid`);
+    await until(
+      async () =>
+        (
+          await page.locator("[data-testid=events-table] tbody tr td:nth-child(3)").allInnerTexts()
+        ).join() === "order.paid",
+      10_000,
+      "the type filter",
+    );
+    await page.goto(`${gateway.url}/#/events?to=2001-01-01T00:00:00`);
+    await page.getByText("No events").waitFor();
+    await page.goto(`${gateway.url}/#/events`);
     await page.getByPlaceholder("Event id or provider event id / dedup key").fill("msg_three");
     await page.getByRole("button", { name: "Search" }).click();
     await page.getByTestId("receipt-summary").waitFor();
@@ -172,10 +191,12 @@ describe("dashboard in Chromium", () => {
     await page.getByRole("link", { name: "Dead letters & stuck" }).click();
     await page.getByTestId("dead-row").first().waitFor();
     expect(await page.getByTestId("dead-row").count()).toBe(1);
-    const runbook = await page.locator("[data-testid=dead-row] [data-testid=runbook]").innerText();
+    const runbook = await page
+      .locator("[data-testid=dead-row] [data-testid=runbook]")
+      .textContent();
     expect(runbook).toContain("payments-oncall");
     expect(runbook).toContain("NOT safe to reprocess");
-    expect(await page.locator("[data-testid=dead-row] td.error").innerText()).toBe(
+    expect(await page.locator("[data-testid=dead-row] td.error").textContent()).toBe(
       "Error: card processor unreachable (ECONNREFUSED)",
     );
     await shot("05-dead-letters");
