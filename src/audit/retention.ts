@@ -51,7 +51,8 @@ export interface RetentionWindows {
   readonly dedupMs: number;
 }
 
-const kinds = ["events", "receipts", "rejected", "dedup"] as const;
+// Receipts before events: on SQLite an expiring event takes its remaining receipts with it.
+const kinds = ["receipts", "rejected", "events", "dedup"] as const;
 
 /**
  * One retention run: partitions made ahead (PostgreSQL), then payloads, whole events, accepted

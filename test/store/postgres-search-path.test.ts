@@ -220,6 +220,7 @@ describe("PostgreSQL: hookinbox names its schema, the session keeps the database
       { proname: "hookinbox_fail", proconfig: ["search_path=legacy"] },
       { proname: "hookinbox_key_lock_id", proconfig: null },
       { proname: "hookinbox_refresh_event", proconfig: ["search_path=legacy"] },
+      { proname: "hookinbox_ulid_ms", proconfig: null },
       { proname: "hookinbox_ulid_time", proconfig: null },
       { proname: "hookinbox_wake_next_head", proconfig: ["search_path=legacy"] },
     ]);

@@ -29,6 +29,20 @@ BEGIN
   RETURN out;
 END $$;
 
+-- The time (ms) in the first 10 ULID characters of an `xxx_<ulid>` id: the day it belongs to.
+CREATE FUNCTION hookinbox_ulid_ms(id text) RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  alphabet constant text := '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+  part constant text := substr(id, strpos(id, '_') + 1, 10);
+  ms bigint := 0;
+BEGIN
+  FOR i IN 1..10 LOOP
+    ms := ms * 32 + greatest(strpos(alphabet, substr(part, i, 1)) - 1, 0);
+  END LOOP;
+  RETURN ms;
+END $$;
+
 -- Creates the day partitions (events, accepted and rejected receipts) of the UTC day holding
 -- `at_ms`, unless they exist or the day is covered (events_legacy); returns how many it made.
 CREATE FUNCTION hookinbox_ensure_partitions(at_ms bigint) RETURNS integer
@@ -101,7 +115,7 @@ DECLARE
 BEGIN
   IF EXISTS (SELECT 1 FROM events_legacy) THEN
     SELECT 'evt_' || hookinbox_ulid_time(
-             (greatest(max(received_at), (extract(epoch FROM now()) * 1000)::bigint) / 86400000 + 1) * 86400000)
+             (greatest(hookinbox_ulid_ms(max(id)), (extract(epoch FROM now()) * 1000)::bigint) / 86400000 + 1) * 86400000)
       INTO hi FROM events_legacy;
     EXECUTE format('ALTER TABLE events ATTACH PARTITION events_legacy FOR VALUES FROM (MINVALUE) TO (%L)', hi);
   ELSE
@@ -125,7 +139,9 @@ CREATE TABLE receipts_rejected PARTITION OF receipts FOR VALUES IN (true) PARTIT
 CREATE INDEX receipts_event_id_received_at ON receipts (event_id, received_at, id) WHERE event_id IS NOT NULL;
 CREATE INDEX receipts_rejected_source ON receipts (source, id) WHERE event_id IS NULL;
 
-SELECT hookinbox_ensure_partitions(day) FROM (SELECT DISTINCT received_at / 86400000 * 86400000 AS day FROM receipts_legacy) AS days;
+-- Rows go by id, so the days come from the ids (an id's time can be a moment after its receipt's).
+SELECT hookinbox_ensure_partitions(day)
+  FROM (SELECT DISTINCT hookinbox_ulid_ms(id) / 86400000 * 86400000 AS day FROM receipts_legacy) AS days;
 INSERT INTO receipts SELECT *, event_id IS NULL FROM receipts_legacy;
 DROP TABLE receipts_legacy;
 

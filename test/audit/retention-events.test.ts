@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import { currentTree, proveInclusion, verifyLog } from "../../src/audit/log.ts";
+import { verifyInclusion } from "../../src/audit/merkle.ts";
+import { runRetention } from "../../src/audit/retention.ts";
+import { storeFactories } from "../helpers/stores.ts";
+import { acceptInput } from "../store/conformance.ts";
+import { openedStore } from "./opened-store.ts";
+
+// Whole-event, receipt, rejected-receipt and dedup-key retention on each store: finished events
+// past retention.events go (on PostgreSQL a whole day goes by DROP), an event with pending work
+// stays, proofs of expired and surviving events still verify, the API says an event expired, a
+// row put back under an expired id is caught, and dedup holds inside retention.dedup only.
+
+const day = 86_400_000;
+const now = Date.UTC(2026, 2, 1, 12);
+const windows = {
+  payloadsMs: null,
+  eventsMs: 36 * day,
+  receiptsMs: 36 * day,
+  rejectedMs: 7 * day,
+  dedupMs: 35 * day,
+};
+
+describe.each(storeFactories())("event retention ($name)", ({ open }) => {
+  it("removes finished old events, receipts, rejections and dedup keys; proofs still verify", async () => {
+    const { db, store } = await openedStore(open);
+    const accept = (key: string, at: number, targets?: string[]) =>
+      store.accept(
+        acceptInput({
+          identity: { dedupKey: key },
+          receivedAt: at,
+          body: new TextEncoder().encode(`{"id":"${key}"}`),
+          ...(targets ? { targets } : {}),
+        }),
+      );
+    // Day -40: three events, one with a pending delivery (it must stay); day -39: two events;
+    // day -38: a duplicate receipt of an old event; day -1: two events.
+    const ids: string[] = [];
+    for (const [key, at, targets] of [
+      ["a", now - 40 * day, undefined],
+      ["b", now - 40 * day + 1, ["t"]],
+      ["c", now - 40 * day + 2, undefined],
+      ["d", now - 39 * day, undefined],
+      ["e", now - 39 * day + 1, undefined],
+      ["f", now - day, undefined],
+      ["g", now - day + 1, undefined],
+    ] as const) {
+      ids.push((await accept(key, at, targets ? [...targets] : undefined)).eventId);
+    }
+    expect((await accept("a", now - 38 * day)).duplicate).toBe(true);
+    for (const at of [now - 10 * day, now - day]) {
+      await store.recordRejection({
+        source: "stripe",
+        receivedAt: at,
+        remoteAddress: null,
+        status: 401,
+        code: "HOOKINBOX_SIGNATURE_MISMATCH",
+        size: 2,
+        headerNames: ["host"],
+      });
+    }
+    const head = await currentTree(store);
+
+    // Dedup keys live in their own table on PostgreSQL (5 older than 35 days), in the event
+    // rows on SQLite (they go with the events).
+    const dedup = db.kind === "postgres" ? 5 : 0;
+    const expected = { payloads: 0, events: 4, receipts: 6, rejected: 1, dedup };
+    const dry = await runRetention(store, windows, { now, dryRun: true, batchSize: 2 });
+    expect(dry).toEqual(expected);
+    expect(await db.count("SELECT count(*) AS n FROM events")).toBe(7);
+    expect(await runRetention(store, windows, { now, dryRun: false, batchSize: 2 })).toEqual(
+      expected,
+    );
+    expect(await runRetention(store, windows, { now, dryRun: false, batchSize: 2 })).toEqual({
+      payloads: 0,
+      events: 0,
+      receipts: 0,
+      rejected: 0,
+      dedup: 0,
+    });
+    expect(
+      (await db.rows<{ id: string }>("SELECT id FROM events ORDER BY id")).map((r) => r.id),
+    ).toEqual([ids[1], ids[5], ids[6]]);
+    expect(await db.count("SELECT count(*) AS n FROM receipts WHERE event_id IS NOT NULL")).toBe(2);
+    expect(await db.count("SELECT count(*) AS n FROM receipts WHERE event_id IS NULL")).toBe(1);
+    if (db.kind === "postgres") {
+      // Day -39 went as a whole; day -40 stays for the event with pending work.
+      const days = await db.rows<{ relname: string }>(
+        "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'events'::regclass AND c.relname IN ('events_p20260120', 'events_p20260121') ORDER BY 1",
+      );
+      expect(days.map((d) => d.relname)).toEqual(["events_p20260120"]);
+      expect(await db.count("SELECT count(*) AS n FROM event_dedup")).toBe(2);
+    }
+
+    // Every leaf stays: the log verifies and every event, expired or not, is proved.
+    expect(await verifyLog(store, head)).toEqual({ ok: true, leaves: 7, defect: null });
+    for (const [seq, id] of ids.entries()) {
+      const proof = (await proveInclusion(store, id, head.size))!;
+      expect(verifyInclusion(seq, head.size, proof.leafHash, proof.proof, head.root)).toBe(true);
+    }
+    // The store says an expired event was removed by retention, not that it never existed.
+    expect(await store.getEvent(ids[0]!)).toBeNull();
+    expect(ids[0]! < (await store.eventsExpiredBefore())).toBe(true);
+    expect(ids[5]! < (await store.eventsExpiredBefore())).toBe(false);
+
+    // Dedup: a key inside the window is still a duplicate; an expired one is a new event.
+    expect((await accept("f", now)).duplicate).toBe(true);
+    const again = await accept("a", now);
+    expect(again.duplicate).toBe(false);
+    expect(again.eventId).not.toBe(ids[0]);
+
+    // A row put back under an expired id (another body passed off as the purged one) is caught.
+    const body = db.kind === "sqlite" ? "X'7b7d'" : "'\\x7b7d'::bytea";
+    // On PostgreSQL its day was dropped: the tamperer has to make the partition again first.
+    if (db.kind === "postgres")
+      await db.exec(`SELECT hookinbox_ensure_partitions(${now - 39 * day})`);
+    await db.exec(
+      `INSERT INTO events (id, source, dedup_key, status, received_at, body, headers)
+       VALUES ('${ids[3]}', 'stripe', 'd', 'ignored', ${now - 39 * day}, ${body}, '[]')`,
+    );
+    expect((await verifyLog(store, head)).defect).toEqual({
+      seq: 3,
+      eventId: ids[3],
+      reason: "the event as stored does not match its leaf",
+    });
+  });
+});
