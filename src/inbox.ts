@@ -161,6 +161,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     openStore(resolved.store, {
       logger,
       ...(options.sqliteWriter ? { writer: options.sqliteWriter } : {}),
+      ...(options.now ? { now: options.now } : {}),
       audit: resolved.audit.enabled,
     });
   const now = options.now ?? Date.now;

@@ -61,6 +61,7 @@ export function openStore(
     return openPostgresStore(parsed.url, {
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.audit === undefined ? {} : { audit: options.audit }),
+      ...(options.now === undefined ? {} : { now: options.now }),
     });
   const { logger: _logger, ...sqliteOptions } = options;
   return openSqliteStore({ ...sqliteOptions, path: parsed.path });

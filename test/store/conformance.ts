@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isHookinboxError } from "../../src/errors.ts";
+import { encodeTime } from "../../src/ids.ts";
 import type {
   AcceptInput,
   EventIdentity,
@@ -511,6 +512,43 @@ export function runStoreConformance(name: string, open: () => Promise<OpenedStor
         const results = await Promise.all(pending);
         await closing;
         expect(results.every((result) => !result.duplicate)).toBe(true);
+      });
+
+      it("mints event and receipt ids from the caller's receivedAt, not its own clock", async () => {
+        // A minute ahead of the store's clock (Date.now): ids are monotonic within a process, so
+        // a time earlier than any id already minted would be raised to that id's time.
+        const receivedAt = Date.now() + 60_000;
+        const result = await store.accept(acceptInput({ receivedAt }));
+        const again = await store.accept(acceptInput({ receivedAt: receivedAt + 1 }));
+        await store.recordRejection(rejectionInput({ receivedAt: receivedAt + 2 }));
+        const time = (id: string) => id.slice(4, 14);
+        expect(time(result.eventId)).toBe(encodeTime(receivedAt));
+        expect(time(result.receiptId)).toBe(encodeTime(receivedAt));
+        expect(time(again.receiptId)).toBe(encodeTime(receivedAt + 1));
+        const rejected = await store.listReceipts({ rejected: true });
+        expect(rejected.items.map((r) => time(r.id))).toEqual([encodeTime(receivedAt + 2)]);
+      });
+
+      it("close waits for each read and write already started", async () => {
+        const { eventId } = await opened.store.accept(acceptInput());
+        await opened.cleanup();
+        // One operation at a time, then close at once: nothing else keeps close() waiting.
+        const operations: Array<[string, (s: Store) => Promise<unknown>]> = [
+          ["getEvent", (s) => s.getEvent(eventId)],
+          ["listEvents", (s) => s.listEvents({})],
+          ["listReceipts", (s) => s.listReceipts({})],
+          ["ping", (s) => s.ping()],
+          ["accept", (s) => s.accept(acceptInput({ identity: { dedupKey: "late" } }))],
+        ];
+        const outcomes: string[] = [];
+        for (const [name, run] of operations) {
+          opened = await open();
+          const started = run(opened.store);
+          await opened.store.close();
+          const [settled] = await Promise.allSettled([started]);
+          outcomes.push(`${name}: ${settled?.status}`);
+        }
+        expect(outcomes).toEqual(operations.map(([name]) => `${name}: fulfilled`));
       });
 
       it("migrate again is idempotent", async () => {

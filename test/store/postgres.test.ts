@@ -1,3 +1,4 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
 import { freshDatabase } from "../helpers/postgres.ts";
@@ -33,6 +34,25 @@ describe("PostgreSQL specifics", () => {
     expect(reports.map((r) => r.applied.length).sort()).toEqual([0, 0, 0, 9]);
     expect(new Set(reports.map((r) => r.current))).toEqual(new Set([9]));
     await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it("ping writes the store's clock to the heartbeat, not Date.now (one clock per store)", async () => {
+    const url = database.schemaUrl();
+    const store = openPostgresStore(url, { now: () => 1_234_567.9 });
+    await store.migrate();
+    await store.ping();
+    await store.close();
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const schema = new URL(url).searchParams.get("schema");
+      const { rows } = await client.query(
+        `SELECT at::float8 AS at FROM ${schema}.hookinbox_heartbeat`,
+      );
+      expect(rows).toEqual([{ at: 1_234_567 }]);
+    } finally {
+      await client.end();
+    }
   });
 
   it("deduplicates 50 concurrent accepts from 5 separate pools by the unique constraint alone", async () => {

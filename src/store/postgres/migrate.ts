@@ -1,21 +1,21 @@
-import { readdirSync, readFileSync } from "node:fs";
 import type pg from "pg";
+import { loadMigrations, type Migration } from "../core/migrations.ts";
 import type { MigrationReport } from "../types.ts";
 import { withTransaction } from "./connection.ts";
 import { schemaNames } from "./schema-names.ts";
 
 const folder = new URL("./migrations/", import.meta.url);
 
-/** The numbered migrations shipped with hookinbox, in order. */
-export function loadPostgresMigrations(): Array<{ id: number; name: string; sql: string }> {
-  return readdirSync(folder)
-    .filter((f) => /^\d{3}_.+\.sql$/.test(f))
-    .sort()
-    .map((name) => ({
-      id: Number(name.slice(0, 3)),
-      name: name.replace(/\.sql$/, ""),
-      sql: readFileSync(new URL(name, folder), "utf8"),
-    }));
+/**
+ * The numbered migrations shipped with hookinbox, in order, gap-checked like SQLite's.
+ *
+ * @example
+ * ```ts
+ * loadPostgresMigrations().at(-1)?.name; // the newest, e.g. "008_payload_purge"
+ * ```
+ */
+export function loadPostgresMigrations(): Migration[] {
+  return loadMigrations(folder, "PostgreSQL");
 }
 
 /**

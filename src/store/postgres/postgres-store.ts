@@ -1,5 +1,5 @@
-import { hookinboxError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
+import { storeLifecycle } from "../core/lifecycle.ts";
 import type { Store } from "../types.ts";
 import { acceptPostgres, pruneRejectionsPostgres, recordRejectionPostgres } from "./accept.ts";
 import { alertOutboxPostgres } from "./alert-outbox.ts";
@@ -44,7 +44,7 @@ export interface PostgresStore extends Store {
  */
 export function openPostgresStore(
   urlText: string,
-  options: { logger?: Logger; audit?: boolean } = {},
+  options: { logger?: Logger; audit?: boolean; now?: () => number } = {},
 ): PostgresStore {
   const url = parsePostgresUrl(urlText);
   const warn = (error: Error) =>
@@ -52,7 +52,8 @@ export function openPostgresStore(
   const pool = createPool(url, warn);
   const t = schemaNames(url.schema);
   const channel = `hookinbox_deliveries_${url.schema}`;
-  let closed = false;
+  const life = storeLifecycle();
+  const now = options.now ?? Date.now;
   const listeners = new Set<() => void>();
   let stopListening: (() => Promise<void>) | null = null;
 
@@ -72,21 +73,8 @@ export function openPostgresStore(
     listAbandoned: (limit) => deliveries.abandoned(limit),
     heldEffects: () => effects.list({ status: "held" }),
   });
-  const open = () => {
-    if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
-  };
-  // Operations under way; close() lets them finish before it ends the pool.
-  const inFlight = new Set<Promise<unknown>>();
-  const track = <T>(work: Promise<T>): Promise<T> => {
-    inFlight.add(work);
-    work.finally(() => inFlight.delete(work)).catch(() => undefined);
-    return work;
-  };
   /** Refuses work once closed, and tracks it so close() waits for it. */
-  const run = async <T>(work: () => Promise<T>): Promise<T> => {
-    open();
-    return track(work());
-  };
+  const run = <T>(work: () => Promise<T>): Promise<T> => life.run(work);
 
   /** Migrates over the direct URL when there is one (DDL never sits behind a pooler's limits). */
   const migrateNow = async () => {
@@ -107,7 +95,7 @@ export function openPostgresStore(
     try {
       return await work();
     } catch (error) {
-      if (closed || !isSchemaMissing(error)) throw error;
+      if (life.closed || !isSchemaMissing(error)) throw error;
       remigrating ??= migrateNow()
         .then((report) => {
           options.logger?.warn(
@@ -126,50 +114,41 @@ export function openPostgresStore(
   return {
     kind: "postgres",
     schema: url.schema,
-    async migrate() {
-      open();
-      return migrateNow().catch((error: unknown) => {
-        throw explainStartupError(error, url.directUrl ?? url.connectionString);
-      });
-    },
-    async accept(input) {
-      open();
-      return track(
-        healSchema(() => acceptPostgres(pool, t, channel, input, options.audit ?? true)),
-      );
-    },
+    migrate: () =>
+      run(() =>
+        migrateNow().catch((error: unknown) => {
+          throw explainStartupError(error, url.directUrl ?? url.connectionString);
+        }),
+      ),
+    accept: (input) =>
+      run(() => healSchema(() => acceptPostgres(pool, t, channel, input, options.audit ?? true))),
     recordRejection: (input) => run(() => recordRejectionPostgres(pool, t, input)),
     pruneRejections: (before, limit) => run(() => pruneRejectionsPostgres(pool, t, before, limit)),
     retentionStep: (input) => run(() => retentionStepPostgres(pool, t, input)),
     maintainPartitions: (now) => run(() => maintainPartitionsPostgres(pool, t, now)),
     eventsExpiredBefore: () => run(() => eventsExpiredBeforePostgres(pool, t)),
-    async listEvents(query) {
-      open();
-      return listEventsPostgres(pool, t, query);
-    },
-    async getEvent(id) {
-      open();
-      return getEventPostgres(pool, t, id, (eventId) => deliveries.ofEvent(eventId));
-    },
+    listEvents: (query) => run(() => listEventsPostgres(pool, t, query)),
+    getEvent: (id) =>
+      run(() => getEventPostgres(pool, t, id, (eventId) => deliveries.ofEvent(eventId))),
     listReceipts: (query) => run(() => listReceiptsPostgres(pool, t, query)),
     async ping() {
-      open();
-      await healSchema(() =>
-        withRetry(() =>
-          pool.query(
-            `INSERT INTO ${t.hookinbox_heartbeat} (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = excluded.at`,
-            [Date.now()],
+      await run(() =>
+        healSchema(() =>
+          withRetry(() =>
+            pool.query(
+              `INSERT INTO ${t.hookinbox_heartbeat} (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = excluded.at`,
+              [Math.floor(now())],
+            ),
           ),
         ),
       );
     },
     async close() {
-      if (closed) return;
-      closed = true;
       listeners.clear();
-      await stopListening?.();
-      await Promise.allSettled([...inFlight]);
-      await pool.end();
+      await life.close(async () => {
+        await stopListening?.();
+        await pool.end();
+      });
     },
     onDeliveries(listener) {
       listeners.add(listener);
@@ -192,8 +171,7 @@ export function openPostgresStore(
     completeDelivery: (input, work) => run(() => completePostgres(pool, t, input, "done", work)),
     failDelivery: (input) => run(() => failPostgres(pool, t, input)),
     markStale: async (input) => {
-      open();
-      await completePostgres(pool, t, input, "stale");
+      await run(() => completePostgres(pool, t, input, "stale"));
     },
     releaseDeliveries: (workerId, ids, now) => run(() => leases.release(workerId, ids, now)),
     rescueExpiredLeases: (now) => run(() => leases.rescue(now)),
@@ -202,11 +180,11 @@ export function openPostgresStore(
     listDeliveries: (query) => run(() => deliveries.list(query)),
     retryDelivery: (id, now) => run(() => deliveries.retry(id, now)),
     deliveryById: (id) => run(() => deliveries.byId(id)),
-    replayEvent: async (input) => {
-      open();
-      const ids = await replay.one(input.eventId, input.targets, input.now);
-      return Promise.all(ids.map(async (id) => (await deliveries.byId(id))!));
-    },
+    replayEvent: (input) =>
+      run(async () => {
+        const ids = await replay.one(input.eventId, input.targets, input.now);
+        return Promise.all(ids.map(async (id) => (await deliveries.byId(id))!));
+      }),
     replayWhere: (filter, replayOptions) => run(() => replay.where(filter, replayOptions)),
     countEvents: (filter) => run(() => replay.count(filter)),
     claimEffect: (input) => run(() => effects.claim(input)),

@@ -29,13 +29,12 @@ const insertReceiptSql = `
  *
  * @example
  * ```ts
- * const accept = prepareAccept(db, Date.now);
+ * const accept = prepareAccept(db);
  * const result = groupCommit.submit(() => accept(input)); // { eventId, receiptId, duplicate }
  * ```
  */
 export function prepareAccept(
   db: Database.Database,
-  now: () => number,
   audit = true,
 ): (input: AcceptInput) => AcceptResult {
   const insertEvent = db.prepare<[EventRow], { id: string }>(insertEventSql);

@@ -1,57 +1,23 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type Database from "better-sqlite3";
+import { loadMigrations, type Migration } from "../core/migrations.ts";
 import type { MigrationReport } from "../types.ts";
 
-/**
- * One numbered migration file.
- *
- * @example
- * ```ts
- * const m: SqliteMigration = { id: 1, name: "001_receipts_events", sql: "CREATE TABLE …" };
- * ```
- */
-export interface SqliteMigration {
-  readonly id: number;
-  readonly name: string;
-  readonly sql: string;
-}
+/** One numbered migration file (see `Migration`). */
+export type SqliteMigration = Migration;
 
 const defaultFolder = fileURLToPath(new URL("./migrations/", import.meta.url));
-const fileName = /^(\d+)_[A-Za-z0-9_-]+\.sql$/;
 
 /**
- * Reads the numbered `.sql` files of a folder, in order. Numbers must be unique and start at 1
- * with no gaps, so a missing or doubled file fails loudly instead of skipping schema.
+ * The SQLite migrations of a folder (default: the store's own), in order, gap-checked.
  *
  * @example
  * ```ts
- * const migrations = loadSqliteMigrations(); // the store's own migrations folder
- * console.log(migrations.map((m) => m.name)); // ["001_receipts_events"]
+ * loadSqliteMigrations().map((m) => m.name); // ["001_receipts_events", …]
  * ```
  */
 export function loadSqliteMigrations(folder: string = defaultFolder): SqliteMigration[] {
-  const migrations = readdirSync(folder)
-    .flatMap((file) => {
-      const match = fileName.exec(file);
-      if (!match?.[1]) return [];
-      return [
-        {
-          id: Number(match[1]),
-          name: file.slice(0, -".sql".length),
-          sql: readFileSync(`${folder}/${file}`, "utf8"),
-        },
-      ];
-    })
-    .sort((a, b) => a.id - b.id);
-  migrations.forEach((migration, index) => {
-    if (migration.id !== index + 1) {
-      throw new Error(
-        `SQLite migrations must be numbered 1, 2, 3… without gaps or repeats; found ${migration.name} at position ${index + 1}`,
-      );
-    }
-  });
-  return migrations;
+  return loadMigrations(folder, "SQLite");
 }
 
 /**

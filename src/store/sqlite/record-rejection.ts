@@ -14,23 +14,21 @@ const insertRejectionSql = `
  *
  * @example
  * ```ts
- * const record = prepareRecordRejection(db, Date.now);
+ * const record = prepareRecordRejection(db);
  * await groupCommit.submit(() => record({ source: "stripe", receivedAt: Date.now(),
  *   remoteAddress: "203.0.113.9", status: 401, code: "HOOKINBOX_SIGNATURE_MISMATCH",
  *   size: 812, headerNames: ["content-type", "stripe-signature"] }));
  * ```
  */
-export function prepareRecordRejection(
-  db: Database.Database,
-  now: () => number,
-): (input: RejectionInput) => string {
+export function prepareRecordRejection(db: Database.Database): (input: RejectionInput) => string {
   const insertRejection = db.prepare<[RejectionRow]>(insertRejectionSql);
   return (input) => {
-    const id = `rcp_${ulid(Math.floor(input.receivedAt))}`;
+    const receivedAt = Math.floor(input.receivedAt);
+    const id = `rcp_${ulid(receivedAt)}`;
     insertRejection.run({
       id,
       source: input.source,
-      receivedAt: Math.floor(input.receivedAt),
+      receivedAt,
       remoteAddress: input.remoteAddress,
       status: input.status,
       code: input.code,

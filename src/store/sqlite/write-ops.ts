@@ -29,11 +29,11 @@ import { prepareRetentionStep } from "./retention-step.ts";
  * ```
  */
 export function prepareWriteOps(db: Database.Database, now: () => number, audit = true) {
-  const accept = prepareAccept(db, now, audit);
+  const accept = prepareAccept(db, audit);
   const saveTreeHead = prepareSaveTreeHead(db);
   const purgePayloads = prepareSqlitePurge(db);
   const retentionStep = prepareRetentionStep(db);
-  const recordRejection = prepareRecordRejection(db, now);
+  const recordRejection = prepareRecordRejection(db);
   const pruneRejections = preparePruneRejections(db);
   const ping = preparePing(db, now);
   const claim = prepareClaimDeliveries(db);
