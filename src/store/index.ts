@@ -10,9 +10,9 @@
  * ```
  */
 
+export { decodeCursor, encodeCursor, listLimits, pageLimit } from "./core/paging.ts";
 export { openStore, parseStoreUrl } from "./open-store.ts";
 export { type CommitInfo, GroupCommit } from "./sqlite/group-commit.ts";
-export { decodeCursor, encodeCursor, listLimits, pageLimit } from "./sqlite/list-events.ts";
 export { loadSqliteMigrations, migrateSqlite, type SqliteMigration } from "./sqlite/migrate.ts";
 export {
   openSqliteStore,

@@ -1,8 +1,8 @@
 import type pg from "pg";
 import { hookinboxError } from "../../errors.ts";
+import { decodeCursor, encodeCursor, pageLimit } from "../core/paging.ts";
+import { attemptColumns, toAttemptView, toDeliveryView } from "../core/views.ts";
 import type { AttemptView, DeliveryPage, DeliveryQuery, DeliveryView } from "../queue-types.ts";
-import { decodeCursor, encodeCursor, pageLimit } from "../sqlite/list-events.ts";
-import { attemptResponse } from "../sqlite/queue/delivery-views.ts";
 import { withRetry } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -14,33 +14,6 @@ const columnsOf = (
   (SELECT e.source FROM ${t.events} e WHERE e.id = deliveries.event_id) AS source,
   (SELECT e.type FROM ${t.events} e WHERE e.id = deliveries.event_id) AS type`;
 
-const iso = (ms: number) => new Date(ms).toISOString();
-const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
-
-// biome-ignore lint/suspicious/noExplicitAny: rows come untyped from pg.
-function toView(row: any, attemptLog?: AttemptView[]): DeliveryView {
-  return {
-    id: row.id,
-    eventId: row.event_id,
-    source: row.source,
-    type: row.type,
-    target: row.target,
-    status: row.status,
-    orderingKey: row.ordering_key,
-    version: row.version,
-    attempts: row.attempts,
-    runAt: iso(row.run_at),
-    leaseOwner: row.lease_owner,
-    leaseExpiresAt: isoOrNull(row.lease_expires_at),
-    lastError: row.last_error,
-    isReplay: row.is_replay,
-    replayOf: row.replay_of,
-    createdAt: iso(row.created_at),
-    completedAt: isoOrNull(row.completed_at),
-    ...(attemptLog ? { attemptLog } : {}),
-  };
-}
-
 async function attemptLogs(
   pool: pg.Pool,
   t: SchemaNames,
@@ -50,25 +23,14 @@ async function attemptLogs(
   if (ids.length === 0) return logs;
   const { rows } = await withRetry(() =>
     pool.query(
-      `SELECT id, delivery_id, attempt, worker_id, started_at, ended_at, outcome, error_message, error_stack,
-              response_status, response_headers, response_body, latency_ms, error_class
+      `SELECT delivery_id, ${attemptColumns}
        FROM ${t.attempts} WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt`,
       [ids],
     ),
   );
   for (const a of rows) {
     const list = logs.get(a.delivery_id) ?? [];
-    list.push({
-      id: a.id,
-      attempt: a.attempt,
-      workerId: a.worker_id,
-      startedAt: iso(a.started_at),
-      endedAt: isoOrNull(a.ended_at),
-      outcome: a.outcome,
-      errorMessage: a.error_message,
-      errorStack: a.error_stack,
-      ...attemptResponse(a),
-    });
+    list.push(toAttemptView(a));
     logs.set(a.delivery_id, list);
   }
   return logs;
@@ -90,7 +52,7 @@ export function deliveriesPostgres(pool: pg.Pool, t: SchemaNames, notify: () => 
       pool.query(`SELECT ${columns} FROM ${t.deliveries} WHERE id = $1`, [id]),
     );
     if (!rows[0]) return null;
-    return toView(rows[0], (await attemptLogs(pool, t, [id])).get(id) ?? []);
+    return toDeliveryView(rows[0], (await attemptLogs(pool, t, [id])).get(id) ?? []);
   };
   return {
     byId,
@@ -122,7 +84,7 @@ export function deliveriesPostgres(pool: pg.Pool, t: SchemaNames, notify: () => 
       );
       const page = rows.slice(0, limit);
       return {
-        items: page.map((row) => toView(row)),
+        items: page.map((row) => toDeliveryView(row)),
         nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null,
       };
     },
@@ -134,7 +96,7 @@ export function deliveriesPostgres(pool: pg.Pool, t: SchemaNames, notify: () => 
           [Math.floor(now), limit],
         ),
       );
-      return rows.map((row) => toView(row));
+      return rows.map((row) => toDeliveryView(row));
     },
     async abandoned(limit: number): Promise<DeliveryView[]> {
       const { rows } = await withRetry(() =>
@@ -147,7 +109,7 @@ export function deliveriesPostgres(pool: pg.Pool, t: SchemaNames, notify: () => 
           [limit],
         ),
       );
-      return rows.map((row) => toView(row));
+      return rows.map((row) => toDeliveryView(row));
     },
     async ofEvent(eventId: string): Promise<DeliveryView[]> {
       const { rows } = await withRetry(() =>
@@ -160,7 +122,7 @@ export function deliveriesPostgres(pool: pg.Pool, t: SchemaNames, notify: () => 
         t,
         rows.map((r) => r.id),
       );
-      return rows.map((row) => toView(row, logs.get(row.id) ?? []));
+      return rows.map((row) => toDeliveryView(row, logs.get(row.id) ?? []));
     },
     async retry(id: string, now: number): Promise<DeliveryView | null> {
       // "Run now": dead → pending with a fresh budget; pending → due now (same budget).

@@ -1,19 +1,8 @@
 import type pg from "pg";
+import { destinationColumns, toDestinationState } from "../core/views.ts";
 import type { AttemptResponse, DestinationState, DestinationStateRow } from "../forward-types.ts";
 import { withRetry } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
-
-// biome-ignore lint/suspicious/noExplicitAny: rows come untyped from pg.
-function toState(row: any): DestinationStateRow {
-  return {
-    name: row.name,
-    state: row.state,
-    reason: row.reason,
-    changedAt: row.changed_at,
-    failures: row.failures,
-    openUntil: row.open_until,
-  };
-}
 
 /**
  * The destination operations on PostgreSQL (see DestinationStore): each is one statement, so
@@ -27,7 +16,7 @@ function toState(row: any): DestinationStateRow {
  * ```
  */
 export function destinationsPostgres(pool: pg.Pool, t: SchemaNames) {
-  const cols = "name, state, reason, changed_at, failures, open_until";
+  const cols = destinationColumns;
   const query = (text: string, values: unknown[]) =>
     withRetry(() => pool.query(text, values)).then((r) => r.rows);
   return {
@@ -39,7 +28,9 @@ export function destinationsPostgres(pool: pg.Pool, t: SchemaNames) {
       );
     },
     async listDestinationStates(): Promise<DestinationStateRow[]> {
-      return (await query(`SELECT ${cols} FROM ${t.destinations} ORDER BY name`, [])).map(toState);
+      return (await query(`SELECT ${cols} FROM ${t.destinations} ORDER BY name`, [])).map(
+        toDestinationState,
+      );
     },
     async setDestinationState(
       name: string,
@@ -61,7 +52,7 @@ export function destinationsPostgres(pool: pg.Pool, t: SchemaNames) {
          SELECT * FROM changed`,
         [name, state, reason, Math.floor(now)],
       );
-      return rows[0] ? toState(rows[0]) : null;
+      return rows[0] ? toDestinationState(rows[0]) : null;
     },
     async countRunning(targets: readonly string[]): Promise<Record<string, number>> {
       const counts: Record<string, number> = {};
@@ -110,7 +101,7 @@ export function destinationsPostgres(pool: pg.Pool, t: SchemaNames) {
              WHERE name = $1 RETURNING ${cols}`,
             [name, threshold, Math.floor(now) + cooldownMs],
           );
-      return rows[0] ? toState(rows[0]) : null;
+      return rows[0] ? toDestinationState(rows[0]) : null;
     },
     async deferDeliveries(
       workerId: string,

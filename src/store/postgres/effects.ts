@@ -1,26 +1,10 @@
 import type pg from "pg";
 import { hookinboxError } from "../../errors.ts";
 import { ulid } from "../../ids.ts";
+import { decideEffectClaim, effectColumns, toEffectView } from "../core/effect-claim.ts";
 import type { EffectClaim, EffectClaimInput, EffectView } from "../queue-types.ts";
 import { withRetry, withTransaction } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
-
-const columns =
-  "id, event_id, target, name, status, on_stale, stale_after_ms, claims, claimed_at, completed_at";
-
-// biome-ignore lint/suspicious/noExplicitAny: rows come untyped from pg.
-const toView = (row: any): EffectView => ({
-  id: row.id,
-  eventId: row.event_id,
-  target: row.target,
-  name: row.name,
-  status: row.status,
-  onStale: row.on_stale,
-  staleAfterMs: row.stale_after_ms,
-  claims: row.claims,
-  claimedAt: row.claimed_at === null ? null : new Date(row.claimed_at).toISOString(),
-  completedAt: row.completed_at === null ? null : new Date(row.completed_at).toISOString(),
-});
 
 /**
  * The effect ledger on PostgreSQL, with the same rules as SQLite's (see
@@ -35,8 +19,11 @@ const toView = (row: any): EffectView => ({
  */
 export function effectsPostgres(pool: pg.Pool, t: SchemaNames) {
   const byId = async (id: string) =>
-    (await withRetry(() => pool.query(`SELECT ${columns} FROM ${t.effects} WHERE id = $1`, [id])))
-      .rows[0];
+    (
+      await withRetry(() =>
+        pool.query(`SELECT ${effectColumns} FROM ${t.effects} WHERE id = $1`, [id]),
+      )
+    ).rows[0];
   return {
     async claim(input: EffectClaimInput): Promise<EffectClaim> {
       const now = Math.floor(input.now);
@@ -67,33 +54,31 @@ export function effectsPostgres(pool: pg.Pool, t: SchemaNames) {
           [input.eventId, input.target, input.name],
         );
         const row = rows[0];
-        let claim: EffectClaim;
         if (!row) throw new Error("effect claim: conflicting row not found");
-        if (row.status === "done")
-          claim = { state: "done", effectId: row.id, result: row.result ?? undefined };
-        else if (row.status === "held")
-          claim = { state: "held", effectId: row.id, newlyHeld: false };
-        else if (row.claimant === input.claimant)
-          claim = { state: "claimed", effectId: row.id, reclaimed: false };
-        else if (
-          !(now - (row.claimed_at ?? 0) > input.staleAfterMs && row.claimant_outcome !== "running")
-        ) {
-          claim = { state: "busy", effectId: row.id, claimedAt: row.claimed_at ?? 0 };
-        } else if (input.onStale === "reclaim") {
+        const { claim, write } = decideEffectClaim(
+          {
+            id: row.id,
+            status: row.status,
+            claimant: row.claimant,
+            claimedAt: row.claimed_at,
+            result: row.result,
+            claimantOutcome: row.claimant_outcome,
+          },
+          input,
+          now,
+        );
+        if (write === "reclaim") {
           await client.query(
             `UPDATE ${t.effects} SET claimant = $2, claimed_at = $3, claims = claims + 1, on_stale = $4, stale_after_ms = $5
            WHERE id = $1`,
             [row.id, input.claimant, now, input.onStale, input.staleAfterMs],
           );
-          claim = { state: "claimed", effectId: row.id, reclaimed: true };
-        } else {
+        } else if (write === "hold") {
           await client.query(
             `UPDATE ${t.effects} SET status = 'held', held_at = $2 WHERE id = $1`,
             [row.id, now],
           );
-          claim = { state: "held", effectId: row.id, newlyHeld: true };
         }
-
         return claim;
       });
     },
@@ -141,12 +126,12 @@ export function effectsPostgres(pool: pg.Pool, t: SchemaNames) {
             [effectId, result === undefined ? null : JSON.stringify(result), Math.floor(now)],
           ),
         );
-        return toView(await byId(effectId));
+        return toEffectView(await byId(effectId));
       }
       await withRetry(() =>
         pool.query(`DELETE FROM ${t.effects} WHERE id = $1 AND status = 'held'`, [effectId]),
       );
-      return { ...toView(row), status: "processing", claims: 0, claimedAt: null };
+      return { ...toEffectView(row), status: "processing", claims: 0, claimedAt: null };
     },
     async list(query: {
       status?: "processing" | "done" | "held";
@@ -164,11 +149,11 @@ export function effectsPostgres(pool: pg.Pool, t: SchemaNames) {
       }
       const { rows } = await withRetry(() =>
         pool.query(
-          `SELECT ${columns} FROM ${t.effects} ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id LIMIT 500`,
+          `SELECT ${effectColumns} FROM ${t.effects} ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id LIMIT 500`,
           values,
         ),
       );
-      return rows.map(toView);
+      return rows.map(toEffectView);
     },
   };
 }

@@ -1,22 +1,17 @@
 import type pg from "pg";
+import {
+  type EventSummaryRow,
+  eventDetailColumns,
+  eventReceiptColumns,
+  toEventDetail,
+  toEventSummary,
+  toReceiptRecord,
+} from "../core/event-views.ts";
+import { decodeCursor, encodeCursor, pageLimit } from "../core/paging.ts";
 import type { DeliveryView } from "../queue-types.ts";
-import { decodeCursor, encodeCursor, pageLimit } from "../sqlite/list-events.ts";
-import { toReceiptRecord } from "../sqlite/list-receipts.ts";
 import type { EventDetail, EventPage, EventQuery, ReceiptPage, ReceiptQuery } from "../types.ts";
 import { withRetry } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
-
-const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
-
-interface SummaryRow {
-  id: string;
-  source: string;
-  dedup_key: string;
-  type: string | null;
-  status: string;
-  received_at: string;
-  receipt_count: number;
-}
 
 /**
  * Newest-first event pages with optional source/type/status filters and an opaque cursor; never
@@ -56,18 +51,10 @@ export async function listEventsPostgres(
     FROM (SELECT id, source, dedup_key, type, status, received_at FROM ${t.events}
           ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT $${values.length}) e
     ORDER BY e.id DESC`;
-  const { rows } = await withRetry(() => pool.query<SummaryRow>(sql, values));
+  const { rows } = await withRetry(() => pool.query<EventSummaryRow>(sql, values));
   const page = rows.slice(0, limit);
   return {
-    items: page.map((r) => ({
-      id: r.id,
-      source: r.source,
-      dedupKey: r.dedup_key,
-      type: r.type,
-      status: r.status,
-      receivedAt: iso(r.received_at),
-      receiptCount: r.receipt_count,
-    })),
+    items: page.map(toEventSummary),
     nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null,
   };
 }
@@ -87,46 +74,18 @@ export async function getEventPostgres(
   deliveriesOf: (eventId: string) => Promise<DeliveryView[]>,
 ): Promise<EventDetail | null> {
   const { rows } = await withRetry(() =>
-    pool.query(
-      `SELECT id, source, dedup_key, type, occurred_at, ordering_key, version, status, received_at, body, headers,
-              purged_at
-       FROM ${t.events} WHERE id = $1`,
-      [id],
-    ),
+    pool.query(`SELECT ${eventDetailColumns} FROM ${t.events} WHERE id = $1`, [id]),
   );
   const row = rows[0];
   if (!row) return null;
   const receipts = await withRetry(() =>
     pool.query(
-      `SELECT id, received_at, duplicate, remote_address, secret_index FROM ${t.receipts}
+      `SELECT ${eventReceiptColumns} FROM ${t.receipts}
        WHERE event_id = $1 ORDER BY received_at, id`,
       [id],
     ),
   );
-  const body = row.body as Buffer;
-  return {
-    id: row.id,
-    source: row.source,
-    dedupKey: row.dedup_key,
-    type: row.type,
-    status: row.status,
-    receivedAt: iso(row.received_at),
-    receiptCount: receipts.rows.length,
-    occurredAt: row.occurred_at === null ? null : iso(row.occurred_at),
-    orderingKey: row.ordering_key,
-    version: row.version,
-    headers: row.headers as Array<[string, string]>,
-    body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength).slice(),
-    purgedAt: row.purged_at === null ? null : iso(row.purged_at),
-    receipts: receipts.rows.map((r) => ({
-      id: r.id,
-      receivedAt: iso(r.received_at),
-      duplicate: r.duplicate,
-      remoteAddress: r.remote_address,
-      secretIndex: r.secret_index,
-    })),
-    deliveries: await deliveriesOf(id),
-  };
+  return { ...toEventDetail(row, receipts.rows), deliveries: await deliveriesOf(id) };
 }
 
 /**

@@ -1,69 +1,7 @@
 import type Database from "better-sqlite3";
-import { hookinboxError } from "../../errors.ts";
-import type { EventPage, EventQuery, EventSummary } from "../types.ts";
-
-/**
- * Default and maximum page sizes of `listEvents`.
- *
- * @example
- * ```ts
- * const limit = Math.min(requested ?? listLimits.default, listLimits.max);
- * ```
- */
-export const listLimits = { default: 50, max: 500 } as const;
-
-const idPattern = (prefix: string) => new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`);
-const idPatterns = { evt: idPattern("evt"), dlv: idPattern("dlv"), rcp: idPattern("rcp") } as const;
-
-/**
- * Encodes the last id of a page as an opaque cursor (base64url).
- *
- * @example
- * ```ts
- * encodeCursor("evt_01JD7Q5Z8X9K3M4N5P6R7S8T9V"); // "ZXZ0XzAxSkQ3…"
- * ```
- */
-export function encodeCursor(lastId: string): string {
-  return Buffer.from(lastId, "utf8").toString("base64url");
-}
-
-/**
- * Decodes a cursor made by `encodeCursor`; anything else throws HOOKINBOX_CURSOR_INVALID.
- *
- * @example
- * ```ts
- * decodeCursor(encodeCursor("evt_01JD7Q5Z8X9K3M4N5P6R7S8T9V")); // "evt_01JD7Q5Z8X9K3M4N5P6R7S8T9V"
- * decodeCursor("nope"); // throws HookinboxError HOOKINBOX_CURSOR_INVALID
- * ```
- */
-export function decodeCursor(cursor: string, prefix: "evt" | "dlv" | "rcp" = "evt"): string {
-  const id = Buffer.from(cursor, "base64url").toString("utf8");
-  const pattern = idPatterns[prefix];
-  if (!pattern.test(id) || encodeCursor(id) !== cursor) {
-    throw hookinboxError("HOOKINBOX_CURSOR_INVALID");
-  }
-  return id;
-}
-
-/**
- * Validates `limit`: an integer in 1..500, default 50; otherwise HOOKINBOX_QUERY_INVALID.
- *
- * @example
- * ```ts
- * pageLimit(undefined); // 50
- * pageLimit(0); // throws HookinboxError HOOKINBOX_QUERY_INVALID
- * ```
- */
-export function pageLimit(limit: number | undefined): number {
-  if (limit === undefined) return listLimits.default;
-  if (!Number.isInteger(limit) || limit < 1 || limit > listLimits.max) {
-    throw hookinboxError(
-      "HOOKINBOX_QUERY_INVALID",
-      `limit must be an integer from 1 to ${listLimits.max}`,
-    );
-  }
-  return limit;
-}
+import { type EventSummaryRow, toEventSummary } from "../core/event-views.ts";
+import { decodeCursor, encodeCursor, pageLimit } from "../core/paging.ts";
+import type { EventPage, EventQuery } from "../types.ts";
 
 type Filter = "source" | "type" | "status";
 const filters: readonly Filter[] = ["source", "type", "status"];
@@ -103,16 +41,6 @@ function moreSql(active: readonly Filter[]): string {
   return `SELECT 1 FROM events e ${whereClause(active, true, "last")} ORDER BY e.id DESC LIMIT 1`;
 }
 
-interface SummaryRow {
-  id: string;
-  source: string;
-  dedup_key: string;
-  type: string | null;
-  status: string;
-  received_at: number;
-  receipt_count: number;
-}
-
 /**
  * Prepares `listEvents`: statements are created once per combination of filters (at most 16) and
  * reused. A page loads at most `limit` rows; `nextCursor` is null exactly when no row follows
@@ -126,7 +54,7 @@ interface SummaryRow {
  * ```
  */
 export function prepareListEvents(db: Database.Database): (query: EventQuery) => EventPage {
-  const pages = new Map<string, Database.Statement<[Record<string, unknown>], SummaryRow>>();
+  const pages = new Map<string, Database.Statement<[Record<string, unknown>], EventSummaryRow>>();
   const probes = new Map<string, Database.Statement<[Record<string, unknown>], unknown>>();
 
   return (query) => {
@@ -158,18 +86,6 @@ export function prepareListEvents(db: Database.Database): (query: EventQuery) =>
       for (const filter of active) probeParams[filter] = query[filter];
       if (probe.get(probeParams) !== undefined) nextCursor = encodeCursor(last.id);
     }
-    return { items: rows.map(toSummary), nextCursor };
-  };
-}
-
-function toSummary(row: SummaryRow): EventSummary {
-  return {
-    id: row.id,
-    source: row.source,
-    dedupKey: row.dedup_key,
-    type: row.type,
-    status: row.status,
-    receivedAt: new Date(row.received_at).toISOString(),
-    receiptCount: row.receipt_count,
+    return { items: rows.map(toEventSummary), nextCursor };
   };
 }

@@ -1,50 +1,7 @@
 import type Database from "better-sqlite3";
-import type { ReceiptPage, ReceiptQuery, ReceiptRecord } from "../types.ts";
-import { decodeCursor, encodeCursor, pageLimit } from "./list-events.ts";
-
-interface ReceiptRow {
-  id: string;
-  source: string;
-  received_at: number;
-  event_id: string | null;
-  duplicate: 0 | 1;
-  remote_address: string | null;
-  status: number | null;
-  code: string | null;
-  size: number | null;
-  header_names: string | null;
-}
-
-/**
- * Maps a receipts row to its API record.
- *
- * @example
- * ```ts
- * toReceiptRecord(row).code; // "HOOKINBOX_SIGNATURE_MISMATCH"
- * ```
- */
-export function toReceiptRecord(
-  row: Omit<ReceiptRow, "duplicate" | "header_names"> & {
-    duplicate: boolean | 0 | 1;
-    header_names: string | string[] | null;
-  },
-): ReceiptRecord {
-  return {
-    id: row.id,
-    source: row.source,
-    receivedAt: new Date(Number(row.received_at)).toISOString(),
-    eventId: row.event_id,
-    duplicate: row.duplicate === true || row.duplicate === 1,
-    remoteAddress: row.remote_address,
-    status: row.status,
-    code: row.code,
-    size: row.size,
-    headerNames:
-      typeof row.header_names === "string"
-        ? (JSON.parse(row.header_names) as string[])
-        : row.header_names,
-  };
-}
+import { type ReceiptRow, toReceiptRecord } from "../core/event-views.ts";
+import { decodeCursor, encodeCursor, pageLimit } from "../core/paging.ts";
+import type { ReceiptPage, ReceiptQuery } from "../types.ts";
 
 /**
  * Prepares the receipts listing: newest first, optionally only rejections (served by the partial

@@ -1,39 +1,14 @@
 import type Database from "better-sqlite3";
+import {
+  destinationColumns as columns,
+  type DestinationRow,
+  toDestinationState,
+} from "../../core/views.ts";
 import type {
   AttemptResponse,
   DestinationState,
   DestinationStateRow,
 } from "../../forward-types.ts";
-
-const columns = "name, state, reason, changed_at, failures, open_until";
-
-interface Row {
-  name: string;
-  state: DestinationState;
-  reason: string | null;
-  changed_at: number | null;
-  failures: number;
-  open_until: number | null;
-}
-
-/**
- * Maps a destinations row to its view.
- *
- * @example
- * ```ts
- * toDestinationState({ name: "app", state: "active", reason: null, changed_at: null, failures: 0, open_until: null });
- * ```
- */
-export function toDestinationState(row: Row): DestinationStateRow {
-  return {
-    name: row.name,
-    state: row.state,
-    reason: row.reason,
-    changedAt: row.changed_at,
-    failures: row.failures,
-    openUntil: row.open_until,
-  };
-}
 
 /**
  * Prepares the destination reads (run on the read connection).
@@ -44,7 +19,7 @@ export function toDestinationState(row: Row): DestinationStateRow {
  * ```
  */
 export function prepareDestinationReads(db: Database.Database) {
-  const list = db.prepare<[], Row>(`SELECT ${columns} FROM destinations ORDER BY name`);
+  const list = db.prepare<[], DestinationRow>(`SELECT ${columns} FROM destinations ORDER BY name`);
   const running = db.prepare<[string], { target: string; n: number }>(
     `SELECT target, count(*) AS n FROM deliveries INDEXED BY deliveries_running_lease
      WHERE status = 'running' AND target IN (SELECT value FROM json_each(?)) GROUP BY target`,
@@ -74,7 +49,9 @@ export function prepareDestinationWrites(db: Database.Database) {
   const ensure = db.prepare(
     "INSERT INTO destinations (name) VALUES (?) ON CONFLICT (name) DO NOTHING",
   );
-  const byName = db.prepare<[string], Row>(`SELECT ${columns} FROM destinations WHERE name = ?`);
+  const byName = db.prepare<[string], DestinationRow>(
+    `SELECT ${columns} FROM destinations WHERE name = ?`,
+  );
   const setState = db.prepare(
     `UPDATE destinations SET state = @state, reason = @reason, changed_at = @now,
        failures = CASE WHEN @state = 'active' THEN 0 ELSE failures END,

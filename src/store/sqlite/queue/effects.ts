@@ -1,6 +1,12 @@
 import type Database from "better-sqlite3";
 import { hookinboxError } from "../../../errors.ts";
 import { ulid } from "../../../ids.ts";
+import {
+  decideEffectClaim,
+  type EffectRow,
+  effectColumns,
+  toEffectView,
+} from "../../core/effect-claim.ts";
 import type { EffectClaim, EffectClaimInput, EffectView } from "../../queue-types.ts";
 
 // The UNIQUE (event_id, target, name) constraint decides who claims first.
@@ -29,9 +35,6 @@ const completeSql = `
 
 const releaseSql = "DELETE FROM effects WHERE id = ? AND claimant = ? AND status = 'processing'";
 
-const viewColumns =
-  "id, event_id, target, name, status, on_stale, stale_after_ms, claims, claimed_at, completed_at";
-
 interface ExistingRow {
   id: string;
   status: "processing" | "done" | "held";
@@ -40,32 +43,6 @@ interface ExistingRow {
   result: string | null;
   claimant_outcome: string | null;
 }
-
-interface EffectRow {
-  id: string;
-  event_id: string;
-  target: string;
-  name: string;
-  status: "processing" | "done" | "held";
-  on_stale: "reclaim" | "hold";
-  stale_after_ms: number;
-  claims: number;
-  claimed_at: number | null;
-  completed_at: number | null;
-}
-
-const toView = (row: EffectRow): EffectView => ({
-  id: row.id,
-  eventId: row.event_id,
-  target: row.target,
-  name: row.name,
-  status: row.status,
-  onStale: row.on_stale,
-  staleAfterMs: row.stale_after_ms,
-  claims: row.claims,
-  claimedAt: row.claimed_at === null ? null : new Date(row.claimed_at).toISOString(),
-  completedAt: row.completed_at === null ? null : new Date(row.completed_at).toISOString(),
-});
 
 /**
  * Prepares the effect ledger. A claim is `claimed` (run the effect), `done` (return the stored
@@ -87,7 +64,7 @@ export function prepareEffects(db: Database.Database) {
   const hold = db.prepare(holdSql);
   const complete = db.prepare(completeSql);
   const release = db.prepare(releaseSql);
-  const byId = db.prepare<[string], EffectRow>(`SELECT ${viewColumns} FROM effects WHERE id = ?`);
+  const byId = db.prepare<[string], EffectRow>(`SELECT ${effectColumns} FROM effects WHERE id = ?`);
   const markDone = db.prepare(
     "UPDATE effects SET status = 'done', claimant = NULL, result = ?, completed_at = ? WHERE id = ? AND status = 'held'",
   );
@@ -100,25 +77,21 @@ export function prepareEffects(db: Database.Database) {
       if (inserted) return { state: "claimed", effectId: inserted.id, reclaimed: false };
       const row = existing.get({ eventId: input.eventId, target: input.target, name: input.name });
       if (!row) throw new Error("effect claim: conflicting row not found");
-      if (row.status === "done") {
-        return {
-          state: "done",
-          effectId: row.id,
+      const { claim, write } = decideEffectClaim(
+        {
+          id: row.id,
+          status: row.status,
+          claimant: row.claimant,
+          claimedAt: row.claimed_at,
           result: row.result === null ? undefined : JSON.parse(row.result),
-        };
-      }
-      if (row.status === "held") return { state: "held", effectId: row.id, newlyHeld: false };
-      if (row.claimant === input.claimant)
-        return { state: "claimed", effectId: row.id, reclaimed: false };
-      const claimedAt = row.claimed_at ?? 0;
-      const stale = now - claimedAt > input.staleAfterMs && row.claimant_outcome !== "running";
-      if (!stale) return { state: "busy", effectId: row.id, claimedAt };
-      if (input.onStale === "reclaim") {
-        reclaim.run({ ...params, id: row.id });
-        return { state: "claimed", effectId: row.id, reclaimed: true };
-      }
-      hold.run({ id: row.id, now });
-      return { state: "held", effectId: row.id, newlyHeld: true };
+          claimantOutcome: row.claimant_outcome,
+        },
+        input,
+        now,
+      );
+      if (write === "reclaim") reclaim.run({ ...params, id: row.id });
+      if (write === "hold") hold.run({ id: row.id, now });
+      return claim;
     },
     complete(effectId: string, claimant: string, result: unknown, now: number): boolean {
       const json = result === undefined ? null : JSON.stringify(result);
@@ -147,18 +120,18 @@ export function prepareEffects(db: Database.Database) {
           Math.floor(now),
           effectId,
         );
-        return toView(byId.get(effectId)!);
+        return toEffectView(byId.get(effectId)!);
       }
       drop.run(effectId);
       // Released: the row is gone and the next try claims the effect afresh.
-      return { ...toView(row), status: "processing", claims: 0, claimedAt: null };
+      return { ...toEffectView(row), status: "processing", claims: 0, claimedAt: null };
     },
     list(query: { status?: "processing" | "done" | "held"; eventId?: string }): EffectView[] {
       const where: string[] = [];
       if (query.status !== undefined) where.push("status = @status");
       if (query.eventId !== undefined) where.push("event_id = @eventId");
-      const sql = `SELECT ${viewColumns} FROM effects ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id LIMIT 500`;
-      return (db.prepare(sql).all({ ...query }) as EffectRow[]).map(toView);
+      const sql = `SELECT ${effectColumns} FROM effects ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id LIMIT 500`;
+      return (db.prepare(sql).all({ ...query }) as EffectRow[]).map(toEffectView);
     },
   };
 }
