@@ -1,7 +1,14 @@
 // The dashboard's only way to the server: same-origin fetches to the admin API with the session
 // cookie (sent by the browser, HttpOnly, never read here) and, on writes, the CSRF token.
 
-/** An admin API failure: the HTTP status and the HOOKINBOX_* code. */
+/**
+ * An admin API failure: the HTTP status and the HOOKINBOX_* code.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof ApiError && error.code === "HOOKINBOX_UNSAFE_TO_REPROCESS") askForOverride();
+ * ```
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -15,17 +22,39 @@ export class ApiError extends Error {
 let csrfToken: string | null = null;
 let signedOut: () => void = () => undefined;
 
-/** Remembers the CSRF token of the session (from sign-in or `GET /api/session`). */
+/**
+ * Remembers the CSRF token of the session (from sign-in or `GET /api/session`).
+ *
+ * @example
+ * ```ts
+ * setCsrfToken((await api<{ csrfToken: string }>("session")).csrfToken);
+ * ```
+ */
 export function setCsrfToken(token: string | null): void {
   csrfToken = token;
 }
 
-/** Called when the server says the session is gone (401). */
+/**
+ * Called when the server says the session is gone (401).
+ *
+ * @example
+ * ```ts
+ * onSignedOut(() => setState("out"));
+ * ```
+ */
 export function onSignedOut(listener: () => void): void {
   signedOut = listener;
 }
 
-/** Calls `api/<path>` (relative, so the dashboard works under a mount prefix too). */
+/**
+ * Calls `api/<path>` (relative, so the dashboard works under a mount prefix too); writes carry
+ * the CSRF header.
+ *
+ * @example
+ * ```ts
+ * await api(`events/${id}/replay`, { method: "POST", body: {} });
+ * ```
+ */
 export async function api<T>(
   path: string,
   options: { method?: string; body?: unknown } = {},
@@ -52,7 +81,14 @@ export async function api<T>(
   return data as T;
 }
 
-/** A query string from the defined, non-empty values. */
+/**
+ * A query string from the defined, non-empty values.
+ *
+ * @example
+ * ```ts
+ * query({ status: "dead", cursor: undefined }); // "?status=dead"
+ * ```
+ */
 export function query(values: Record<string, string | number | undefined | null>): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(values)) {

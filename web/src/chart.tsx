@@ -9,7 +9,15 @@ export interface Line {
   color: string;
 }
 
-/** A uPlot time-series chart (x: minute starts in ms), updated in place when data changes. */
+/**
+ * A uPlot time-series chart (x: minute starts in ms), updated in place when data changes.
+ *
+ * @example
+ * ```tsx
+ * <TimeChart id="chart-rejected" title="Rejected per minute" minutes={series.minute}
+ *   lines={[{ label: "rejected", values: series.rejected, color: "#dc2626" }]} />
+ * ```
+ */
 export function TimeChart(props: { title: string; minutes: number[]; lines: Line[]; id: string }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);

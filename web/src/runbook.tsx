@@ -1,6 +1,13 @@
 import type { Runbook } from "./types.ts";
 
-/** A runbook beside a failure: owner, whether reprocessing is safe, notes and link. */
+/**
+ * A runbook beside a failure: owner, whether reprocessing is safe, notes and link.
+ *
+ * @example
+ * ```tsx
+ * <RunbookView runbook={delivery.runbook} />
+ * ```
+ */
 export function RunbookView(props: { runbook: Runbook | null }) {
   const r = props.runbook;
   if (!r) return <span class="muted">no runbook</span>;

@@ -13,6 +13,11 @@ const chunk = 50;
 /**
  * Dead letters (retry one, or bulk retry with progress; a runbook that says "not safe" asks for
  * an explicit override), held effects (resolve) and stuck work.
+ *
+ * @example
+ * ```tsx
+ * <DeadLetters />
+ * ```
  */
 export function DeadLetters() {
   const dead = useLoad(() => api<Page<Delivery>>("deliveries?status=dead&limit=500"), [], 10_000);

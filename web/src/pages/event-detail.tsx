@@ -128,6 +128,11 @@ function DeliveryCard(props: { delivery: Delivery; onChanged: () => void }) {
 /**
  * One event: the request as received (headers; body pretty and raw; size), its receipts with
  * duplicates marked, every delivery with every attempt, its effects, and replay.
+ *
+ * @example
+ * ```tsx
+ * <EventDetailPage id="evt_01…" />
+ * ```
  */
 export function EventDetailPage(props: { id: string }) {
   const id = encodeURIComponent(props.id);

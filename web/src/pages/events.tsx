@@ -14,6 +14,11 @@ function go(params: Record<string, string>) {
 /**
  * Events, newest first: filter by source, type, status and a time range ("to" is a cursor,
  * "from" stops the paging), search by event id or dedup key, cursor paging.
+ *
+ * @example
+ * ```tsx
+ * <Events params={new URLSearchParams("status=dead")} />
+ * ```
  */
 export function Events(props: { params: URLSearchParams }) {
   const p = Object.fromEntries(props.params) as Record<string, string>;

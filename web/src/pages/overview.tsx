@@ -15,7 +15,14 @@ function Tile(props: { label: string; value: string | number; id: string; warn?:
   );
 }
 
-/** Live (polled every 5 s) figures of the last hour, per minute, source and target. */
+/**
+ * Live (polled every 5 s) figures of the last hour, per minute, source and target.
+ *
+ * @example
+ * ```tsx
+ * <OverviewPage />
+ * ```
+ */
 export function OverviewPage() {
   const { data, error } = useLoad(() => api<Overview>("dashboard/overview?minutes=60"), [], 5000);
   if (error) return <p class="error">{error}</p>;

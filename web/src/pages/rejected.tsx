@@ -3,7 +3,14 @@ import { stamp } from "../format.ts";
 import type { Page, RejectedReceipt } from "../types.ts";
 import { useLoad } from "../use-load.ts";
 
-/** Rejected requests: reason, source, remote address, time, header names (never values). */
+/**
+ * Rejected requests: reason, source, remote address, time, header names (never values).
+ *
+ * @example
+ * ```tsx
+ * <Rejected params={new URLSearchParams()} />
+ * ```
+ */
 export function Rejected(props: { params: URLSearchParams }) {
   const cursor = props.params.get("cursor") ?? undefined;
   const source = props.params.get("source") ?? undefined;

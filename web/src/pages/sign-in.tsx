@@ -1,7 +1,14 @@
 import { useState } from "preact/hooks";
 import { ApiError, api } from "../api.ts";
 
-/** The admin token, POSTed once for an HttpOnly session cookie; never put in a URL or kept. */
+/**
+ * The admin token, POSTed once for an HttpOnly session cookie; never put in a URL or kept.
+ *
+ * @example
+ * ```tsx
+ * <SignIn onSignedIn={(csrf) => setCsrfToken(csrf)} />
+ * ```
+ */
 export function SignIn(props: { onSignedIn: (csrfToken: string) => void }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
