@@ -151,9 +151,13 @@ try {
   if (profile) {
     await scenario("hookinbox, unique ids (under --cpu-prof)", "unique");
     const profileDir = join(work, "unique", "profile");
-    const file = readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"));
-    if (!file) throw new Error(`no .cpuprofile in ${profileDir}`);
-    printProfileTop(join(profileDir, file), 25);
+    // One file per thread: the main thread (HTTP, verification) and the SQLite writer thread.
+    const files = readdirSync(profileDir).filter((f) => f.endsWith(".cpuprofile"));
+    if (files.length === 0) throw new Error(`no .cpuprofile in ${profileDir}`);
+    for (const file of files) {
+      console.log(`\n${file}`);
+      printProfileTop(join(profileDir, file), 25);
+    }
   } else {
     const results = [
       await scenario("bare node:http", "bare"),
@@ -173,6 +177,15 @@ try {
     const [bare, stub, unique, , auditOff, metricsOff] = results;
     const ratio = (on: ScenarioResult, off: ScenarioResult) =>
       (on.sat.rps / off.sat.rps).toFixed(2);
+    // Server CPU (all threads) per answered request: steadier than req/s when other processes
+    // take the cores, since it does not count the time the server waited for a core.
+    const cpuPerRequest = (r: ScenarioResult) =>
+      (r.satCpu.serverPct * 10_000 * r.sat.seconds) / Math.max(r.sat.completed, 1);
+    console.log(
+      `server CPU per request at saturation: bare ${cpuPerRequest(bare!).toFixed(0)} µs, ` +
+        `durable stub ${cpuPerRequest(stub!).toFixed(0)} µs, hookinbox ${cpuPerRequest(unique!).toFixed(0)} µs ` +
+        `(hookinbox/stub ${(cpuPerRequest(unique!) / cpuPerRequest(stub!)).toFixed(2)}×)`,
+    );
     console.log(
       `hookinbox (unique ids) at saturation: ${ratio(unique!, stub!)}× the durable stub ` +
         `(goal ≥ 0.9), ${ratio(unique!, bare!)}× bare node:http (stretch ≥ 0.5); ` +
