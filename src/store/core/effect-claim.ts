@@ -5,11 +5,11 @@ export interface ExistingEffect {
   readonly id: string;
   readonly status: "processing" | "done" | "held";
   readonly claimant: string | null;
-  readonly claimedAt: number | null;
+  readonly claimed_at: number | null;
   /** The stored result, already decoded from the driver's JSON. */
   readonly result: unknown;
   /** The outcome of the attempt that holds the claim (`running` while it runs), if any. */
-  readonly claimantOutcome: string | null;
+  readonly claimant_outcome: string | null;
 }
 
 /**
@@ -42,8 +42,8 @@ export function decideEffectClaim(
   if (row.claimant === input.claimant) {
     return { claim: { state: "claimed", effectId: row.id, reclaimed: false }, write: "none" };
   }
-  const claimedAt = row.claimedAt ?? 0;
-  const stale = now - claimedAt > input.staleAfterMs && row.claimantOutcome !== "running";
+  const claimedAt = row.claimed_at ?? 0;
+  const stale = now - claimedAt > input.staleAfterMs && row.claimant_outcome !== "running";
   if (!stale) return { claim: { state: "busy", effectId: row.id, claimedAt }, write: "none" };
   if (input.onStale === "reclaim") {
     return { claim: { state: "claimed", effectId: row.id, reclaimed: true }, write: "reclaim" };

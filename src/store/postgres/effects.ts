@@ -55,18 +55,7 @@ export function effectsPostgres(pool: pg.Pool, t: SchemaNames) {
         );
         const row = rows[0];
         if (!row) throw new Error("effect claim: conflicting row not found");
-        const { claim, write } = decideEffectClaim(
-          {
-            id: row.id,
-            status: row.status,
-            claimant: row.claimant,
-            claimedAt: row.claimed_at,
-            result: row.result,
-            claimantOutcome: row.claimant_outcome,
-          },
-          input,
-          now,
-        );
+        const { claim, write } = decideEffectClaim(row, input, now);
         if (write === "reclaim") {
           await client.query(
             `UPDATE ${t.effects} SET claimant = $2, claimed_at = $3, claims = claims + 1, on_stale = $4, stale_after_ms = $5

@@ -77,18 +77,8 @@ export function prepareEffects(db: Database.Database) {
       if (inserted) return { state: "claimed", effectId: inserted.id, reclaimed: false };
       const row = existing.get({ eventId: input.eventId, target: input.target, name: input.name });
       if (!row) throw new Error("effect claim: conflicting row not found");
-      const { claim, write } = decideEffectClaim(
-        {
-          id: row.id,
-          status: row.status,
-          claimant: row.claimant,
-          claimedAt: row.claimed_at,
-          result: row.result === null ? undefined : JSON.parse(row.result),
-          claimantOutcome: row.claimant_outcome,
-        },
-        input,
-        now,
-      );
+      const result = row.result === null ? undefined : JSON.parse(row.result);
+      const { claim, write } = decideEffectClaim({ ...row, result }, input, now);
       if (write === "reclaim") reclaim.run({ ...params, id: row.id });
       if (write === "hold") hold.run({ id: row.id, now });
       return claim;
