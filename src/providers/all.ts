@@ -23,6 +23,9 @@ export type ProviderName = RegisteredProvider["name"];
  * ```
  */
 export const providerDefinitions: readonly RegisteredProvider[] = Object.values(registry)
+  // In the CommonJS build the namespace also holds `default` (module.exports itself, no
+  // definition): only the helpers carry one.
+  .filter((helper: unknown): helper is Helper => typeof helper === "function")
   .map((helper: Helper): RegisteredProvider => helper[providerDefinition])
   .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
