@@ -1,25 +1,22 @@
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
+import type { Command } from "commander";
 import { auditKeyFile, loadAuditKey } from "../audit/audit-key.ts";
 import { verifyLog } from "../audit/log.ts";
-import { consistencyProofJson, inclusionProofJson, parseTreeSize } from "../audit/operations.ts";
 import {
   parseTreeHeadJson,
   publicKeyFromHex,
   publicKeyHex,
-  treeHeadJson,
   verifyTreeHead,
 } from "../audit/tree-head.ts";
 import { treeHeads } from "../audit/tree-heads.ts";
 import { loadConfigFile, resolveStoreUrl } from "../config/index.ts";
 import { resolveSecret } from "../config/secrets.ts";
 import { hookinboxError } from "../errors.ts";
+import { proveConsistency, proveEvent, signHead } from "../operations/audit.ts";
 import type { StoredTreeHead } from "../store/audit-types.ts";
 import type { Store } from "../store/types.ts";
+import type { CommandHost } from "./command-host.ts";
 import { type CliContext, openConfiguredStore } from "./context.ts";
-
-const usage =
-  "hookinbox audit head | prove <eventId> [--size N] | consistency --from N [--to N] | verify [--head FILE] [--key HEX]";
 
 /** The signing key as the gateway finds it: audit.key, HOOKINBOX_AUDIT_KEY, else the key file. */
 async function signingKey(ctx: CliContext, configPath: string | undefined) {
@@ -74,62 +71,13 @@ async function trustedHead(
   return { head: parsed, from: values.head };
 }
 
-/**
- * `hookinbox audit head|prove|consistency|verify`: sign a tree head now (JSON, to save and
- * compare later), print an event's inclusion proof or a consistency proof, or recheck every
- * stored event and leaf against a trusted head, streaming, and name the first bad one (exit 1).
- *
- * @example
- * ```ts
- * await auditCommand(ctx, ["verify", "--head", "head.json"]); // 0 when the log matches
- * ```
- */
-export async function auditCommand(ctx: CliContext, args: string[]): Promise<number> {
-  const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      config: { type: "string", short: "c" },
-      size: { type: "string" },
-      from: { type: "string" },
-      to: { type: "string" },
-      head: { type: "string" },
-      key: { type: "string" },
-    },
-  });
-  if (!["head", "prove", "consistency", "verify"].includes(sub ?? "")) {
-    throw hookinboxError("HOOKINBOX_USAGE", usage);
-  }
-  const store = await openConfiguredStore(ctx, values.config);
-  const print = (value: unknown) => ctx.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+/** Rechecks every stored event and leaf against a trusted head; exit 1 names the first bad one. */
+async function verifyCommand(
+  ctx: CliContext,
+  values: { head?: string; key?: string; config?: string },
+): Promise<number> {
+  const store = await openConfiguredStore(ctx, values.config, { readOnly: true });
   try {
-    const current = (await store.auditTree()).size;
-    if (sub === "head") {
-      const key = await signingKey(ctx, values.config);
-      const heads = treeHeads({
-        store,
-        key: () => key,
-        now: Date.now,
-        witness: { file: null, url: null },
-      });
-      print(treeHeadJson(await heads.signNow()));
-      return 0;
-    }
-    if (sub === "prove") {
-      const eventId = positionals[0];
-      if (!eventId) throw hookinboxError("HOOKINBOX_USAGE", usage);
-      const size =
-        values.size === undefined ? current : parseTreeSize(values.size, "--size", current);
-      print(await inclusionProofJson(store, eventId, size));
-      return 0;
-    }
-    if (sub === "consistency") {
-      const from = parseTreeSize(values.from, "--from", current);
-      const to = values.to === undefined ? current : parseTreeSize(values.to, "--to", current);
-      print(await consistencyProofJson(store, from, to));
-      return 0;
-    }
     const { head, from } = await trustedHead(ctx, store, values);
     const result = await verifyLog(store, head, {
       onProgress: (leaves) => ctx.stderr.write(`\rchecked ${leaves} leaves`),
@@ -150,4 +98,84 @@ export async function auditCommand(ctx: CliContext, args: string[]): Promise<num
   } finally {
     await store.close();
   }
+}
+
+const pretty = (value: unknown) => JSON.stringify(value, null, 2);
+
+/**
+ * `hookinbox audit head|prove|consistency|verify`: sign a tree head now (JSON, to save and
+ * compare later), print an event's inclusion proof or a consistency proof, or recheck every
+ * stored event and leaf against a trusted head, streaming, and name the first bad one (exit 1).
+ * None of them migrates the store.
+ *
+ * @example
+ * ```ts
+ * registerAudit(program, host); // hookinbox audit verify --head head.json
+ * ```
+ */
+export function registerAudit(program: Command, host: CommandHost): void {
+  const audit = host.group(program, "audit", "the tamper-evident audit log: heads, proofs, verify");
+  host
+    .leaf(audit, "head", "sign a tree head of the audit log now (JSON: save it)", false)
+    .action((options) =>
+      host.run(
+        options,
+        {
+          operation: signHead,
+          access: "read",
+          execute: async (ops, input) => {
+            const key = await signingKey(host.ctx, options.config);
+            const heads = treeHeads({
+              store: ops.store,
+              key: () => key,
+              now: Date.now,
+              witness: { file: null, url: null },
+            });
+            return signHead.run({ ...ops, audit: heads }, input);
+          },
+          text: pretty,
+        },
+        {},
+      ),
+    );
+  host
+    .leaf(audit, "prove", "the event's inclusion proof", false)
+    .argument("<eventId>", "the event")
+    .option("--size <n>", "the tree size to prove it in (default: the current size)")
+    .action((eventId: string, options) =>
+      host.run(
+        options,
+        { operation: proveEvent, access: "read", names: { eventId: "<eventId>" }, text: pretty },
+        { eventId, size: options.size },
+      ),
+    );
+  host
+    .leaf(
+      audit,
+      "consistency",
+      "proof that the log of N leaves is a prefix of the later one",
+      false,
+    )
+    .requiredOption("--from <n>", "the older tree size")
+    .option("--to <n>", "the newer tree size (default: the current size)")
+    .action((options) =>
+      host.run(
+        options,
+        { operation: proveConsistency, access: "read", text: pretty },
+        { from: options.from, to: options.to },
+      ),
+    );
+  host
+    .leaf(
+      audit,
+      "verify",
+      "recheck every event and leaf against a trusted head (exit 1 names the first bad one)",
+      false,
+    )
+    .option(
+      "--head <file>",
+      "a head saved with `hookinbox audit head` (default: the newest stored)",
+    )
+    .option("--key <hex>", "the public key to check --head with (default: the configured key)")
+    .action(async (options) => host.exit(await verifyCommand(host.ctx, options)));
 }

@@ -6,6 +6,7 @@ import { compileRunbooks, type Runbooks } from "../operations/runbooks.ts";
 import { openStore } from "../store/open-store.ts";
 import type { Store } from "../store/types.ts";
 import { demoConfig } from "./demo-source.ts";
+import { assertSchemaCurrent } from "./schema-check.ts";
 
 /** What every command shares: where it runs (relative store paths resolve against the process cwd), its environment and its output streams. */
 export interface CliContext {
@@ -35,19 +36,27 @@ export async function loadRawConfig(
 }
 
 /**
- * Opens and migrates the configured store (for commands that only read it).
+ * Opens the configured store: migrated first (commands that write), or, with `readOnly`, only
+ * after checking its schema is current (HOOKINBOX_SCHEMA_BEHIND otherwise; nothing is created
+ * or migrated).
  *
  * @example
  * ```ts
  * const store = await openConfiguredStore(ctx, values.config);
+ * const reader = await openConfiguredStore(ctx, values.config, { readOnly: true });
  * ```
  */
 export async function openConfiguredStore(
   ctx: CliContext,
   configPath: string | undefined,
+  options: { readonly readOnly?: boolean } = {},
 ): Promise<Store> {
   const loaded = await loadConfigFile({ cwd: ctx.cwd, path: configPath });
   const url = resolveStoreUrl(loaded?.config, ctx.env);
+  if (options.readOnly) {
+    await assertSchemaCurrent(url);
+    return openStore(url);
+  }
   const store = openStore(url);
   await store.migrate();
   return store;

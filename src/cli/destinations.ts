@@ -1,25 +1,22 @@
-import { parseArgs } from "node:util";
+import type { Command } from "commander";
 import { z } from "zod";
 import { formatIssues } from "../config/format-issues.ts";
 import { loadConfigFile } from "../config/index.ts";
 import { destinationName, destinationSchema } from "../config/schema.ts";
 import { hookinboxError } from "../errors.ts";
+import type { ConfiguredDestination, DestinationStatus } from "../forward/destination-admin.ts";
 import {
-  type ConfiguredDestination,
-  changeDestinationState,
-  type DestinationStatus,
-  destinationStatuses,
-  unknownDestination,
-} from "../forward/destination-admin.ts";
-import type { DeliveryStatus } from "../store/queue-types.ts";
-import { oneLine, parseLimitOption } from "./cli-args.ts";
-import { type CliContext, openConfiguredStore } from "./context.ts";
+  destinationDeliveries,
+  enableDestination,
+  listDestinations,
+  pauseDestination,
+  resumeDestination,
+} from "../operations/destinations.ts";
+import { deliveryStatuses } from "../operations/fields.ts";
+import { oneLine } from "./cli-args.ts";
+import type { CommandHost } from "./command-host.ts";
+import type { CliContext } from "./context.ts";
 import { renderTable } from "./table.ts";
-
-const usage =
-  "use `hookinbox destinations list`, `hookinbox destinations pause <name> [--reason TEXT]`, `resume <name>`, `enable <name>` or `deliveries <name> [--status S] [--limit N] [--cursor C]` (each with [--json])";
-
-const deliveryStatuses = ["pending", "blocked", "running", "done", "stale", "dead"];
 
 /**
  * The config's destinations, names and URLs only (no secret is resolved, so none must be set).
@@ -71,84 +68,71 @@ const statusHeader = ["NAME", "URL", "STATE", "CIRCUIT", "IN FLIGHT", "PENDING",
  *
  * @example
  * ```ts
- * await destinationsCommand(ctx, ["pause", "app", "--reason", "deploying"]);
+ * registerDestinations(program, host); // hookinbox destinations pause app --reason deploying
  * ```
  */
-export async function destinationsCommand(ctx: CliContext, args: string[]): Promise<number> {
-  const [action, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      config: { type: "string", short: "c" },
-      reason: { type: "string" },
-      status: { type: "string" },
-      limit: { type: "string" },
-      cursor: { type: "string" },
-      json: { type: "boolean" },
-    },
-  });
-  const name = positionals[0];
-  const named = action !== "list";
-  if (
-    !["list", "pause", "resume", "enable", "deliveries"].includes(action ?? "") ||
-    positionals.length !== (named ? 1 : 0)
-  )
-    throw hookinboxError("HOOKINBOX_USAGE", usage);
-  if (values.reason !== undefined && action !== "pause")
-    throw hookinboxError("HOOKINBOX_USAGE", "--reason goes with `destinations pause`");
-  if (values.status !== undefined && !deliveryStatuses.includes(values.status))
-    throw hookinboxError(
-      "HOOKINBOX_USAGE",
-      `--status takes ${deliveryStatuses.join(", ")} (got "${values.status}")`,
+export function registerDestinations(program: Command, host: CommandHost): void {
+  const group = host.group(program, "destinations", "forwarding destinations: state and control");
+  host.leaf(group, "list", listDestinations.summary).action((options) =>
+    host.run(
+      options,
+      {
+        operation: listDestinations,
+        access: "read",
+        text: ({ items }) => renderTable(statusHeader, items.map(statusRow)),
+      },
+      {},
+    ),
+  );
+  const change = (operation: typeof pauseDestination, name: string, description: string) => {
+    const leaf = host.leaf(group, name, description).argument("<name>", "destination name");
+    if (name === "pause") leaf.option("--reason <text>", "why, shown in lists");
+    leaf.action((destination: string, options) =>
+      host.run(
+        options,
+        {
+          operation,
+          access: "write",
+          names: { name: "<name>" },
+          text: (status) =>
+            `${destination}: ${status.state}${status.reason ? ` (${status.reason})` : ""}`,
+        },
+        { name: destination, reason: options.reason },
+      ),
     );
-  const limit = parseLimitOption(values.limit);
-  const configured = await loadDestinations(ctx, values.config);
-  if (named && !configured.some((d) => d.name === name))
-    throw unknownDestination(configured, name!);
-  const store = await openConfiguredStore(ctx, values.config);
-  const print = (payload: unknown, table: string) =>
-    ctx.stdout.write(`${values.json ? JSON.stringify(payload) : table}\n`);
-  try {
-    if (action === "list") {
-      const items = await destinationStatuses(store, configured, Date.now());
-      print({ items }, renderTable(statusHeader, items.map(statusRow)));
-      return 0;
-    }
-    if (action === "deliveries") {
-      const page = await store.listDeliveries({
-        target: name!,
-        status: values.status as DeliveryStatus | undefined,
-        limit,
-        cursor: values.cursor,
-      });
-      const rows = page.items.map((d) => [
-        d.id,
-        d.eventId,
-        d.status,
-        String(d.attempts),
-        d.runAt,
-        d.isReplay ? "replay" : "-",
-        oneLine(d.lastError, 60),
-      ]);
-      const more = page.nextCursor ? `\nmore: --cursor ${page.nextCursor}` : "";
-      print(
-        page,
-        `${renderTable(["ID", "EVENT", "STATUS", "ATTEMPTS", "RUN AT", "REPLAY", "LAST ERROR"], rows)}${more}`,
-      );
-      return 0;
-    }
-    const status = await changeDestinationState(
-      store,
-      configured,
-      name!,
-      action as "pause" | "resume" | "enable",
-      values.reason ?? null,
-      Date.now(),
+  };
+  change(pauseDestination, "pause", pauseDestination.summary);
+  change(resumeDestination, "resume", resumeDestination.summary);
+  change(enableDestination, "enable", enableDestination.summary);
+  host
+    .paged(host.leaf(group, "deliveries", destinationDeliveries.summary))
+    .argument("<name>", "destination name")
+    .option("--status <status>", `only this status: ${deliveryStatuses.join(", ")}`)
+    .action((name: string, options) =>
+      host.run(
+        options,
+        {
+          operation: destinationDeliveries,
+          access: "read",
+          names: { name: "<name>" },
+          text: (page) => {
+            const rows = page.items.map((d) => [
+              d.id,
+              d.eventId,
+              d.status,
+              String(d.attempts),
+              d.runAt,
+              d.isReplay ? "replay" : "-",
+              oneLine(d.lastError, 60),
+            ]);
+            const table = renderTable(
+              ["ID", "EVENT", "STATUS", "ATTEMPTS", "RUN AT", "REPLAY", "LAST ERROR"],
+              rows,
+            );
+            return page.nextCursor ? `${table}\nmore: --cursor ${page.nextCursor}` : table;
+          },
+        },
+        { name, status: options.status, limit: options.limit, cursor: options.cursor },
+      ),
     );
-    print(status, `${name}: ${status.state}${status.reason ? ` (${status.reason})` : ""}`);
-    return 0;
-  } finally {
-    await store.close();
-  }
 }

@@ -1,19 +1,9 @@
 import { readFileSync } from "node:fs";
+import { CommanderError } from "commander";
 import { hookinboxError, isHookinboxError } from "../errors.ts";
-import { auditCommand } from "./audit.ts";
+import { commandHost } from "./command-host.ts";
 import type { CliContext } from "./context.ts";
-import { destinationsCommand } from "./destinations.ts";
-import { dlqCommand } from "./dlq.ts";
-import { effectsCommand } from "./effects.ts";
-import { eventsCommand } from "./events.ts";
-import { migrateCommand } from "./migrate.ts";
-import { probeCommand } from "./probe.ts";
-import { replayCommand } from "./replay.ts";
-import { retentionCommand } from "./retention.ts";
-import { retryCommand } from "./retry.ts";
-import { sendCommand } from "./send.ts";
-import { startCommand } from "./start.ts";
-import { stuckCommand } from "./stuck.ts";
+import { buildProgram } from "./program.ts";
 
 /** The version in hookinbox's own package.json (the nearest one named hookinbox above this file). */
 function packageVersion(): string {
@@ -31,40 +21,6 @@ function packageVersion(): string {
   return "unknown";
 }
 
-const usage = `hookinbox: an inbox for webhooks
-
-Usage:
-  hookinbox --version                                      print the version
-  --debug (with any command)                               print the stack trace of a failure
-  hookinbox start [--config FILE] [--port N] [--host H] [--role all|ingest|worker]   run the gateway (default: embedded SQLite)
-  hookinbox migrate [--config FILE]                       apply store migrations
-  hookinbox events list [--source S] [--type T] [--status S] [--limit N] [--cursor C] [--json]
-  hookinbox events show <id> [--json]
-  hookinbox send <source> [--url URL] [--type T]          sign and post a test event to a configured source
-  hookinbox send <provider> --to URL (--secret S | --private-key FILE) [--type T] [--id ID] [--data FILE] [--times N] [--parallel N] [--delay MS] [--replay-of ID] [--json]
-                                                          send a provider's signed sample to any receiver
-  hookinbox probe URL --provider P --secret S [--effects URL|CMD] [--budget MS] [--json]
-                                                          test a receiver the way providers treat it (exit 1 on a failed check)
-  hookinbox replay <eventId> [--target T ...] [--destination NAME ...] [--json]   re-deliver one event (new deliveries, flagged replay)
-  hookinbox replay --filter source=S,type=T,status=S,from=ISO,to=ISO [--target T ...] [--json]
-  hookinbox dlq list [--target T] [--limit N] [--cursor C] [--json]   dead-lettered deliveries
-  hookinbox dlq retry <deliveryId> | --all [--target T] [--override-unsafe]   put dead deliveries back in the queue
-  hookinbox retry <deliveryId> ... [--override-unsafe] [--json]   run pending, blocked or dead deliveries now
-  hookinbox destinations list [--json]                    forwarding destinations: state, circuit, in flight, pending, dead
-  hookinbox destinations pause|resume|enable <name> [--reason TEXT] [--json]   hold or release a destination's deliveries
-  hookinbox destinations deliveries <name> [--status S] [--limit N] [--cursor C] [--json]
-  hookinbox stuck [--older-than 1h] [--limit N] [--json]  what needs a human (exit 1 when anything does)
-  hookinbox effects list [--status held|processing|done] [--event E] [--json]
-  hookinbox effects resolve <effectId> --done|--release   settle an effect held for a human
-  hookinbox audit head                                    sign a tree head of the audit log now (JSON: save it)
-  hookinbox audit prove <eventId> [--size N]              the event's inclusion proof
-  hookinbox audit consistency --from N [--to N]           proof that the log of N leaves is a prefix of the later one
-  hookinbox audit verify [--head FILE] [--key HEX]        recheck every event and leaf against a trusted head (exit 1 names the first bad one)
-  hookinbox retention run [--dry-run]                     purge payloads older than retention.payloads (finished events only; proofs still verify)
-
-Config: hookinbox.config.ts | .mjs | .js | .json in the current folder, or --config.
-`;
-
 /**
  * Runs the `hookinbox` command with its arguments; resolves to the exit code. Errors print their
  * stable code and message (never a secret) to stderr.
@@ -77,57 +33,33 @@ Config: hookinbox.config.ts | .mjs | .js | .json in the current folder, or --con
 export async function main(argv: string[], given?: CliContext): Promise<number> {
   // --debug anywhere: failures print their stack (and their causes') after the one line.
   const debug = argv.includes("--debug");
-  const [command, ...args] = argv.filter((arg) => arg !== "--debug");
+  const args = argv.filter((arg) => arg !== "--debug");
   const stderr = given?.stderr ?? process.stderr;
   try {
     const ctx = given ?? processContext();
-    switch (command) {
-      case "start":
-        return await startCommand(ctx, args);
-      case "migrate":
-        return await migrateCommand(ctx, args);
-      case "events":
-        return await eventsCommand(ctx, args);
-      case "send":
-        return await sendCommand(ctx, args);
-      case "probe":
-        return await probeCommand(ctx, args);
-      case "replay":
-        return await replayCommand(ctx, args);
-      case "retry":
-        return await retryCommand(ctx, args);
-      case "dlq":
-        return await dlqCommand(ctx, args);
-      case "destinations":
-        return await destinationsCommand(ctx, args);
-      case "stuck":
-        return await stuckCommand(ctx, args);
-      case "effects":
-        return await effectsCommand(ctx, args);
-      case "audit":
-        return await auditCommand(ctx, args);
-      case "retention":
-        return await retentionCommand(ctx, args);
-      case undefined:
-      case "--version":
-      case "-v":
-        ctx.stdout.write(`hookinbox ${packageVersion()}\n`);
-        return 0;
-      case "help":
-      case "--help":
-      case "-h":
-        ctx.stdout.write(usage);
-        return command === undefined ? 2 : 0;
-      default:
-        ctx.stderr.write(`hookinbox: unknown command "${command}"\n\n${usage}`);
-        return 2;
+    if (args.length === 0) {
+      ctx.stdout.write(`hookinbox ${packageVersion()}\n`);
+      return 0;
     }
+    const host = commandHost(ctx);
+    const program = buildProgram(host, args, packageVersion());
+    await program.parseAsync(args, { from: "user" });
+    return host.exitCode();
   } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and --version end here too (exit code 0); a group without its subcommand is 2.
+      if (error.exitCode === 0) return 0;
+      if (error.code === "commander.help") return 2;
+      stderr.write(`hookinbox: HOOKINBOX_USAGE: ${usageLine(error, args)}\n`);
+      return 2;
+    }
     if (
       error instanceof TypeError &&
       (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
     ) {
-      stderr.write(`hookinbox: HOOKINBOX_USAGE: ${error.message}\n\n${usage}`);
+      stderr.write(
+        `hookinbox: HOOKINBOX_USAGE: ${oneLine(error.message)} (see hookinbox ${args[0] ?? ""} --help)\n`,
+      );
       return 2;
     }
     const known = isHookinboxError(error)
@@ -141,6 +73,19 @@ export async function main(argv: string[], given?: CliContext): Promise<number> 
     if (debug) stderr.write(`${stacks(error)}\n`);
     return known.code === "HOOKINBOX_USAGE" ? 2 : 1;
   }
+}
+
+/** Commander's error as hookinbox's one usage line: what is wrong and where the help is. */
+function usageLine(error: CommanderError, args: readonly string[]): string {
+  const message = oneLine(error.message.replace(/^error:\s*/, "")).replace(
+    /^unknown command '([^']*)'/,
+    'unknown command "$1"',
+  );
+  const path = args
+    .filter((a) => !a.startsWith("-"))
+    .slice(0, 2)
+    .join(" ");
+  return `${message} (see hookinbox ${error.code === "commander.unknownCommand" ? "" : `${path} `}--help)`;
 }
 
 /** The process's own context; a working folder that was deleted is a one-line failure. */

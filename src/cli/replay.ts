@@ -1,142 +1,116 @@
-import { parseArgs } from "node:util";
-import type { HookinboxConfig } from "../config/index.ts";
+import type { Command } from "commander";
 import { hookinboxError } from "../errors.ts";
-import { configuredDestinations, unknownDestination } from "../forward/destination-admin.ts";
-import { createInbox } from "../inbox.ts";
-import type { ReplayFilter } from "../store/queue-types.ts";
-import { type CliContext, loadRawConfig } from "./context.ts";
-import { progressBar } from "./progress.ts";
+import { replayEvent, replayWhere } from "../operations/replay.ts";
+import { type CommandHost, collect } from "./command-host.ts";
 import { renderTable } from "./table.ts";
 
-const eventStatuses = ["received", "ignored", "pending", "done", "dead"];
+const filterKeys = {
+  source: "source",
+  type: "type",
+  status: "status",
+  from: "receivedFrom",
+  to: "receivedTo",
+} as const;
 
 /**
  * Parses `--filter source=stripe,type=invoice.paid,status=dead,from=2026-11-01T00:00:00Z,to=…`
- * (`from` inclusive, `to` exclusive, on the time the event was first received), or `all`.
+ * (or `all`) into the replay operation's fields; their values are checked by its schema.
  *
  * @example
  * ```ts
- * parseReplayFilter("source=stripe,status=dead"); // { source: "stripe", status: "dead" }
+ * parseReplayFilter("source=stripe,from=2026-11-01T00:00:00Z"); // { source: "stripe", receivedFrom: "2026-11-01T00:00:00Z" }
  * ```
  */
-export function parseReplayFilter(text: string): ReplayFilter {
+export function parseReplayFilter(text: string): Record<string, string> {
   if (text.trim() === "all") return {};
-  const filter: Record<string, string | number> = {};
-  const seen = new Set<string>();
+  const filter: Record<string, string> = {};
   for (const term of text.split(",")) {
     const eq = term.indexOf("=");
     const key = eq < 0 ? term.trim() : term.slice(0, eq).trim();
     const value = eq < 0 ? "" : term.slice(eq + 1).trim();
-    if (!["source", "type", "status", "from", "to"].includes(key) || value === "") {
+    const field = Object.hasOwn(filterKeys, key)
+      ? filterKeys[key as keyof typeof filterKeys]
+      : undefined;
+    if (field === undefined || value === "") {
       throw hookinboxError(
         "HOOKINBOX_USAGE",
         `--filter takes key=value terms separated by commas (source, type, status, from, to), or "all"; got "${term}"`,
       );
     }
-    if (seen.has(key)) throw hookinboxError("HOOKINBOX_USAGE", `--filter repeats "${key}"`);
-    seen.add(key);
-    if (key === "from" || key === "to") {
-      const ms = Date.parse(value);
-      if (Number.isNaN(ms)) {
-        throw hookinboxError(
-          "HOOKINBOX_USAGE",
-          `--filter ${key} takes an ISO 8601 time like 2026-11-01T00:00:00Z (got "${value}")`,
-        );
-      }
-      filter[key === "from" ? "receivedFrom" : "receivedTo"] = ms;
-    } else {
-      if (key === "status" && !eventStatuses.includes(value)) {
-        throw hookinboxError(
-          "HOOKINBOX_USAGE",
-          `--filter status is an event status: ${eventStatuses.join(", ")} (got "${value}")`,
-        );
-      }
-      filter[key] = value;
-    }
+    if (field in filter) throw hookinboxError("HOOKINBOX_USAGE", `--filter repeats "${key}"`);
+    filter[field] = value;
   }
-  return filter as ReplayFilter;
+  return filter;
 }
 
+/** How the filter's fields are called on the command line, for usage errors. */
+const filterNames = Object.fromEntries(
+  Object.entries(filterKeys).map(([key, field]) => [field, `--filter ${key}`]),
+);
+
 /**
- * `hookinbox replay <eventId> [--target T …] [--destination NAME …] [--json]` and
- * `hookinbox replay --filter source=…,type=…,status=…,from=…,to=… [--target T …] [--json]`:
- * re-delivers stored events as new deliveries flagged `isReplay`; the originals and their attempt
- * logs stay as they are. `--destination NAME` replays to that forwarding destination only (with
- * the same `webhook-id` as the original). Without `--target` or `--destination`, an event goes to the handlers it was delivered to
- * before (or, if none, to those its source and type route to now). A bulk replay counts the
- * matching events first and shows a progress bar on stderr when it is a terminal.
- *
- * Builds the inbox from the config (routing needs the handlers), so the sources' secret
- * environment variables must be set. A running worker picks the new deliveries up at its next
- * poll (`worker.pollInterval`, default 1s).
+ * `hookinbox replay <eventId> [--target T …] [--destination NAME …]` and
+ * `hookinbox replay --filter source=…,type=…,status=…,from=…,to=… [--target T …]`: re-delivers
+ * stored events as new deliveries flagged `isReplay`; the originals and their attempt logs stay
+ * as they are. `--destination NAME` replays to that forwarding destination (same `webhook-id`).
+ * Without either, an event goes to the handlers it was delivered to before (or, if none, to those
+ * its source and type route to now). A bulk replay counts the matching events first and shows a
+ * progress bar on stderr. Builds the inbox from the config (routing needs the handlers), so the
+ * sources' secret environment variables must be set.
  *
  * @example
  * ```ts
- * await replayCommand(ctx, ["evt_01J…", "--target", "stripe:invoice.*"]);
- * await replayCommand(ctx, ["--filter", "source=stripe,status=dead"]);
+ * registerReplay(program, host); // hookinbox replay --filter source=stripe,status=dead
  * ```
  */
-export async function replayCommand(ctx: CliContext, args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      config: { type: "string", short: "c" },
-      filter: { type: "string" },
-      target: { type: "string", multiple: true },
-      destination: { type: "string", multiple: true },
-      json: { type: "boolean" },
-    },
-  });
-  const eventId = positionals[0];
-  if (positionals.length > 1 || (eventId === undefined) === (values.filter === undefined)) {
-    throw hookinboxError(
-      "HOOKINBOX_USAGE",
-      "use `hookinbox replay <eventId>` or `hookinbox replay --filter source=…,type=…,status=…,from=…,to=…`",
-    );
-  }
-  const filter = values.filter === undefined ? undefined : parseReplayFilter(values.filter);
-  const raw = await loadRawConfig(ctx, values.config);
-  // A config file is checked at run time (resolveConfig), not by its static type.
-  const inbox = createInbox(raw.config as HookinboxConfig, { env: ctx.env });
-  try {
-    const destinations = values.destination ?? [];
-    for (const name of destinations)
-      if (!inbox.config.destinations.has(name))
-        throw unknownDestination(configuredDestinations(inbox.config.destinations), name);
-    const targets =
-      values.target || values.destination ? [...(values.target ?? []), ...destinations] : undefined;
-    await inbox.ready();
-    if (eventId !== undefined) {
-      const deliveries = await inbox.replay(eventId, targets ? { targets } : {});
-      if (values.json) {
-        ctx.stdout.write(`${JSON.stringify({ deliveries })}\n`);
-      } else if (deliveries.length > 0) {
-        const rows = deliveries.map((d) => [d.id, d.target, d.status, d.replayOf ?? "-"]);
-        ctx.stdout.write(`${renderTable(["DELIVERY", "TARGET", "STATUS", "REPLAY OF"], rows)}\n`);
-      }
-      if (deliveries.length === 0) {
-        ctx.stderr.write(
-          `hookinbox: nothing replayed: event ${eventId} routes to no configured handler (use --target)\n`,
+export function registerReplay(program: Command, host: CommandHost): void {
+  host
+    .leaf(program, "replay", "re-deliver one event, or every event matching --filter")
+    .argument("[eventId]", "the event to replay")
+    .option("--filter <terms>", "source=S,type=T,status=S,from=ISO,to=ISO, or all")
+    .option("--target <pattern>", "deliver to this handler pattern (repeatable)", collect)
+    .option("--destination <name>", "deliver to this destination (repeatable)", collect)
+    .action((eventId: string | undefined, options) => {
+      if ((eventId === undefined) === (options.filter === undefined))
+        throw hookinboxError(
+          "HOOKINBOX_USAGE",
+          "use `hookinbox replay <eventId>` or `hookinbox replay --filter source=…,type=…,status=…,from=…,to=…`",
         );
-        return 1;
+      const targets = { targets: options.target, destination: options.destination };
+      if (eventId !== undefined) {
+        return host.run(
+          options,
+          {
+            operation: replayEvent,
+            access: "inbox",
+            names: { id: "<eventId>" },
+            text: ({ deliveries }) =>
+              deliveries.length === 0
+                ? ""
+                : renderTable(
+                    ["DELIVERY", "TARGET", "STATUS", "REPLAY OF"],
+                    deliveries.map((d) => [d.id, d.target, d.status, d.replayOf ?? "-"]),
+                  ),
+            warning: ({ deliveries }) =>
+              deliveries.length > 0
+                ? null
+                : `nothing replayed: event ${eventId} routes to no configured handler (use --target)`,
+            exitCode: ({ deliveries }) => (deliveries.length > 0 ? 0 : 1),
+          },
+          { id: eventId, ...targets },
+        );
       }
-      return 0;
-    }
-    const matching = await inbox.store.countEvents(filter!);
-    const progress = progressBar(ctx.stderr, matching, "events replayed");
-    const result = await inbox.replayWhere(filter!, {
-      ...(targets ? { targets } : {}),
-      onProgress: (done) => progress.update(done),
-    });
-    progress.finish(result.events);
-    if (values.json) ctx.stdout.write(`${JSON.stringify(result)}\n`);
-    else
-      ctx.stdout.write(
-        `replayed ${result.events} event${result.events === 1 ? "" : "s"}: ${result.deliveries} new deliver${result.deliveries === 1 ? "y" : "ies"}\n`,
+      return host.run(
+        options,
+        {
+          operation: replayWhere,
+          access: "inbox",
+          names: filterNames,
+          progress: { label: "events replayed", done: (r) => r.events },
+          text: (r) =>
+            `replayed ${r.events} event${r.events === 1 ? "" : "s"}: ${r.deliveries} new deliver${r.deliveries === 1 ? "y" : "ies"}`,
+        },
+        { ...parseReplayFilter(options.filter), ...targets },
       );
-    return 0;
-  } finally {
-    await inbox.close();
-  }
+    });
 }

@@ -1,77 +1,62 @@
-import { parseArgs } from "node:util";
-import { hookinboxError } from "../errors.ts";
-import { checkSafeToReprocess, retryDeliveries } from "../operations/retry-deliveries.ts";
-import type { DeliveryView } from "../store/queue-types.ts";
-import { type CliContext, loadRunbooks, openConfiguredStore } from "./context.ts";
+import type { Command } from "commander";
+import { retryDeliveriesNow, retryDelivery, showDelivery } from "../operations/deliveries.ts";
+import type { OperationContext } from "../operations/operation.ts";
+import type { CommandHost } from "./command-host.ts";
 import { runbookCell } from "./dlq.ts";
-import { progressBar } from "./progress.ts";
 
-const usage = "use `hookinbox retry <deliveryId> [<deliveryId> …] [--override-unsafe] [--json]`";
+/** The deliveries as they are after the retry (those that vanished are left out). */
+async function after(ops: OperationContext, ids: readonly string[]) {
+  const views = await Promise.all(ids.map((id) => showDelivery.run(ops, { id }).catch(() => null)));
+  return views.filter((v) => v !== null);
+}
 
 /**
  * `hookinbox retry <deliveryId>…`: runs deliveries now, after a fix, without waiting for the next
  * backoff step: a dead one with a fresh attempt budget, a pending one at once, a blocked one by
  * running the delivery that blocks its ordering key. Several ids show a progress bar and are
  * refused when a runbook says one of their event types is not safe to reprocess, unless
- * `--override-unsafe`.
+ * `--override-unsafe`. One id that is running or finished is an error, not a skip.
  *
  * @example
  * ```ts
- * await retryCommand(ctx, ["dlv_01J…"]);
+ * registerRetry(program, host); // hookinbox retry dlv_01J… dlv_01K… --override-unsafe
  * ```
  */
-export async function retryCommand(ctx: CliContext, args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      config: { type: "string", short: "c" },
-      "override-unsafe": { type: "boolean" },
-      json: { type: "boolean" },
-    },
-  });
-  if (positionals.length === 0) throw hookinboxError("HOOKINBOX_USAGE", usage);
-  const runbooks = await loadRunbooks(ctx, values.config);
-  const store = await openConfiguredStore(ctx, values.config);
-  try {
-    const views: DeliveryView[] = [];
-    for (const id of new Set(positionals)) {
-      const view = await store.deliveryById(id);
-      if (!view) throw hookinboxError("HOOKINBOX_DELIVERY_NOT_FOUND", id);
-      views.push(view);
-    }
-    if (views.length > 1) checkSafeToReprocess(views, runbooks, values["override-unsafe"] === true);
-    const progress = views.length > 1 ? progressBar(ctx.stderr, views.length, "run now") : null;
-    const now = Date.now();
-    if (views.length === 1) {
-      // One id: a delivery that is running or finished is an error, not a skip.
-      await store.retryDelivery(views[0]!.id, now);
-    }
-    const result =
-      views.length === 1
-        ? { retried: 1, skipped: 0 }
-        : await retryDeliveries(
-            store,
-            views.map((v) => v.id),
-            now,
-            (done) => progress?.update(done),
-          );
-    progress?.finish(views.length);
-    const after = await Promise.all(views.map((v) => store.deliveryById(v.id)));
-    if (values.json) {
-      ctx.stdout.write(`${JSON.stringify({ ...result, deliveries: after })}\n`);
-      return 0;
-    }
-    for (const view of after) {
-      if (!view) continue;
-      const runbook = runbooks.for(view.source, view.type);
-      ctx.stdout.write(
-        `${view.id} (${view.source}:${view.type ?? "-"} → ${view.target}): now ${view.status}, due ${view.runAt}; runbook: ${runbookCell(runbook)}\n`,
+export function registerRetry(program: Command, host: CommandHost): void {
+  host
+    .leaf(program, "retry", "run pending, blocked or dead deliveries now")
+    .argument("<deliveryId...>", "the deliveries to run now")
+    .option("--override-unsafe", "retry even types whose runbook says not safe to reprocess")
+    .action((ids: string[], options) => {
+      const unique = [...new Set(ids)];
+      return host.run(
+        options,
+        {
+          operation: retryDeliveriesNow,
+          access: "write",
+          names: { ids: "<deliveryId>" },
+          execute: async (ops, input) => {
+            // One id: a delivery that is running or finished is an error, not a skip.
+            if (unique.length === 1) await retryDelivery.run(ops, { id: unique[0]! });
+            const result =
+              unique.length === 1
+                ? { retried: 1, skipped: 0 }
+                : await retryDeliveriesNow.run(ops, input);
+            return { ...result, deliveries: await after(ops, unique) };
+          },
+          ...(unique.length > 1
+            ? { progress: { label: "run now", done: () => unique.length } }
+            : {}),
+          text: ({ deliveries, skipped }) =>
+            [
+              ...deliveries.map(
+                (v) =>
+                  `${v.id} (${v.source}:${v.type ?? "-"} → ${v.target}): now ${v.status}, due ${v.runAt}; runbook: ${runbookCell(v.runbook)}`,
+              ),
+              ...(skipped > 0 ? [`${skipped} skipped (running or finished)`] : []),
+            ].join("\n"),
+        },
+        { ids: unique, override: options.overrideUnsafe === true },
       );
-    }
-    if (result.skipped > 0) ctx.stdout.write(`${result.skipped} skipped (running or finished)\n`);
-    return 0;
-  } finally {
-    await store.close();
-  }
+    });
 }
