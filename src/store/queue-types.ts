@@ -59,7 +59,10 @@ export interface ClaimedDelivery {
 export interface ClaimInput {
   readonly workerId: string;
   readonly limit: number;
+  /** The lease of a claimed delivery whose target is not in `targetLeaseMs`. */
   readonly leaseMs: number;
+  /** Targets with their own lease (a handler's `lease`, a destination's timeout + 10 s). */
+  readonly targetLeaseMs?: Readonly<Record<string, number>>;
   readonly now: number;
 }
 

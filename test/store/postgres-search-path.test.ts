@@ -188,8 +188,9 @@ describe("PostgreSQL: hookinbox names its schema, the session keeps the database
       "007_alert_outbox",
       "008_payload_purge",
       "009_partitions",
+      "010_queue_sql_in_typescript",
     ]);
-    expect(report.current).toBe(9);
+    expect(report.current).toBe(10);
     expect((await store.migrate()).applied).toEqual([]);
 
     await rows("CREATE TABLE credits (order_id text NOT NULL)");
@@ -207,22 +208,17 @@ describe("PostgreSQL: hookinbox names its schema, the session keeps the database
     );
     expect(await rows("SELECT status FROM legacy.events")).toEqual([{ status: "done" }]);
     expect(await rows("SELECT order_id FROM public.credits")).toEqual([{ order_id: "o1" }]);
-    // Each function that names tables carries its own path; the lock-id helper stays inlinable.
+    // 010 dropped the queue's PL/pgSQL functions; retention's partition helpers (009) stay, the
+    // one that names tables with its own path.
     expect(
       await rows(
         `SELECT p.proname, p.proconfig FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
          WHERE n.nspname = 'legacy' ORDER BY 1`,
       ),
     ).toEqual([
-      { proname: "hookinbox_claim", proconfig: ["search_path=legacy"] },
-      { proname: "hookinbox_complete", proconfig: ["search_path=legacy"] },
       { proname: "hookinbox_ensure_partitions", proconfig: ["search_path=legacy"] },
-      { proname: "hookinbox_fail", proconfig: ["search_path=legacy"] },
-      { proname: "hookinbox_key_lock_id", proconfig: null },
-      { proname: "hookinbox_refresh_event", proconfig: ["search_path=legacy"] },
       { proname: "hookinbox_ulid_ms", proconfig: null },
       { proname: "hookinbox_ulid_time", proconfig: null },
-      { proname: "hookinbox_wake_next_head", proconfig: ["search_path=legacy"] },
     ]);
   });
 });

@@ -200,7 +200,7 @@ export function createPool(
 /**
  * A client that sends every statement unnamed: behind a transaction-mode pooler, consecutive
  * transactions of one client land on different server connections, where a named statement
- * prepared on another would be missing. hookinbox's SQL keeps its names (`hookinbox_claim`) for
+ * prepared on another would be missing. hookinbox's SQL keeps its names (`hookinbox_claim_lock`) for
  * direct connections; this drops them, and the user's `tx.query` is unnamed too.
  */
 class UnnamedStatementClient extends pg.Client {

@@ -4,6 +4,7 @@ import { decodeCursor, encodeCursor, pageLimit } from "../core/paging.ts";
 import { attemptColumns, toAttemptView, toDeliveryView } from "../core/views.ts";
 import type { AttemptView, DeliveryPage, DeliveryQuery, DeliveryView } from "../queue-types.ts";
 import { withRetry } from "./connection.ts";
+import { refreshEventsSql } from "./queue/refresh-event.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
 /** The columns every delivery view selects, with the event's source and type (for `FROM deliveries`). */
@@ -142,9 +143,7 @@ export function deliveriesPostgres(pool: pg.Pool, t: SchemaNames, notify: () => 
         );
         const row = rows[0];
         if (row?.event_id) {
-          await withRetry(() =>
-            pool.query(`SELECT ${t.hookinbox_refresh_event}($1)`, [row.event_id]),
-          );
+          await withRetry(() => pool.query(refreshEventsSql(t, "ARRAY[$1::text]"), [row.event_id]));
           await notify();
         }
         return row as { event_id: string | null; status: string | null } | undefined;

@@ -3,6 +3,7 @@ import { hookinboxError } from "../../errors.ts";
 import { ulid } from "../../ids.ts";
 import type { ReplayFilter } from "../queue-types.ts";
 import { withRetry } from "./connection.ts";
+import { refreshEventsSql } from "./queue/refresh-event.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
 function filterTerms(filter: ReplayFilter, values: unknown[]): string[] {
@@ -64,9 +65,7 @@ export function replayPostgres(pool: pg.Pool, t: SchemaNames, notify: () => Prom
       ]),
     );
     const events = [...new Set(rows.map((r) => r.event_id as string))];
-    await withRetry(() =>
-      pool.query(`SELECT ${t.hookinbox_refresh_event}(e) FROM unnest($1::text[]) AS e`, [events]),
-    );
+    await withRetry(() => pool.query(refreshEventsSql(t, "$1::text[]"), [events]));
     await notify();
     return rows.map((r) => r.id as string).sort();
   };

@@ -13,7 +13,8 @@
 //   their transaction with `SET LOCAL search_path` set to the store's schema, so one file serves
 //   every schema. A function defined in a migration must pin its own path
 //   (`CREATE FUNCTION … SET search_path FROM CURRENT`), because its body resolves names when it
-//   is called, on the caller's connection (004 pins the functions of 002 and 003).
+//   is called, on the caller's connection. (010 dropped the queue's functions: its state
+//   changes are TypeScript SQL modules in postgres/queue/.)
 
 const tables = [
   "events",
@@ -36,15 +37,9 @@ const tables = [
   "receipts_rejected",
 ] as const;
 
-const functions = [
-  "hookinbox_claim",
-  "hookinbox_complete",
-  "hookinbox_fail",
-  "hookinbox_refresh_event",
-  "hookinbox_wake_next_head",
-  "hookinbox_key_lock_id",
-  "hookinbox_ensure_partitions",
-] as const;
+// The queue's functions of 002/003 went in migration 010 (its SQL lives in postgres/queue/);
+// retention's partition helper stays.
+const functions = ["hookinbox_ensure_partitions"] as const;
 
 /** A name hookinbox owns in its schema. */
 export type SchemaObject = (typeof tables)[number] | (typeof functions)[number];

@@ -91,7 +91,7 @@ export function prepareClaimDeliveries(
   const event = db.prepare<[string], EventRow>(eventSql);
   const applied = db.prepare<[string, string], { version: number }>(appliedSql);
 
-  return ({ workerId, limit, leaseMs, now }) => {
+  return ({ workerId, limit, leaseMs, targetLeaseMs, now }) => {
     const claimed: ClaimedDelivery[] = [];
     const at = Math.floor(now);
     let afterRunAt = Number.MIN_SAFE_INTEGER;
@@ -122,7 +122,7 @@ export function prepareClaimDeliveries(
           block.run({ id: candidate.id, now: at });
           continue;
         }
-        const leaseExpiresAt = at + leaseMs;
+        const leaseExpiresAt = at + (targetLeaseMs?.[candidate.target] ?? leaseMs);
         const row = lease.get({ id: candidate.id, workerId, leaseExpiresAt, now: at });
         if (!row) continue;
         const attemptId = `att_${ulid(at)}`;

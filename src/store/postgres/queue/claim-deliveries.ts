@@ -1,0 +1,133 @@
+import type pg from "pg";
+import { ulid } from "../../../ids.ts";
+import type { ClaimedDelivery, ClaimInput } from "../../queue-types.ts";
+import { withRetry, withTransaction } from "../connection.ts";
+import type { SchemaNames } from "../schema-names.ts";
+import { keyLockId } from "./key-locks.ts";
+
+/**
+ * Step 1 (see key-locks.ts): lock a window of due pending rows (SKIP LOCKED) and try each one's
+ * key lock. Rows whose key another transaction holds are left alone.
+ */
+const lockSql = (t: SchemaNames) => `
+  SELECT c.id, c.ordering_key IS NULL
+           OR pg_try_advisory_xact_lock(${keyLockId("c.target", "c.ordering_key")}) AS locked
+  FROM (SELECT d.id, d.target, d.ordering_key, d.run_at FROM ${t.deliveries} d
+        WHERE d.status = 'pending' AND d.run_at <= $1
+        ORDER BY d.run_at, d.id LIMIT $2
+        FOR UPDATE SKIP LOCKED) c
+  ORDER BY c.run_at, c.id`;
+
+/**
+ * Step 2, a statement later (it sees every commit made before the key locks were granted): of
+ * the locked candidates, lease up to $3 that have nothing ahead on their key (the lease per
+ * target from $6/$7, else $4), park the others as `blocked`, open an attempt per lease, and
+ * return each lease with its event and the key's applied version.
+ */
+const leaseSql = (t: SchemaNames) => `
+  WITH cand AS (
+    SELECT d.id, d.target, d.ordering_key, d.order_version,
+           row_number() OVER (ORDER BY d.run_at, d.id) AS pos
+    FROM ${t.deliveries} d WHERE d.id = ANY($1::text[]) AND d.status = 'pending'
+  ), judged AS (
+    SELECT c.id, c.pos, c.ordering_key IS NOT NULL AND EXISTS (
+             SELECT 1 FROM ${t.deliveries} o
+             WHERE o.target = c.target AND o.ordering_key = c.ordering_key AND o.id <> c.id
+               AND (o.status IN ('pending', 'blocked', 'running') OR o.blocks_key)
+               AND (o.status = 'running' OR o.blocks_key OR o.order_version < c.order_version
+                    OR (o.order_version = c.order_version AND o.id < c.id))) AS behind
+    FROM cand c
+  ), chosen AS (
+    SELECT j.id, row_number() OVER (ORDER BY j.pos) AS n
+    FROM judged j WHERE NOT j.behind ORDER BY j.pos LIMIT $3
+  ), parked AS (
+    UPDATE ${t.deliveries} d SET status = 'blocked', updated_at = $5
+    FROM judged j WHERE d.id = j.id AND j.behind
+  ), leased AS (
+    UPDATE ${t.deliveries} d
+    SET status = 'running', attempts = d.attempts + 1, lease_owner = $2, updated_at = $5,
+        lease_expires_at = $5 + coalesce(
+          (SELECT l.ms FROM unnest($6::text[], $7::bigint[]) AS l(target, ms) WHERE l.target = d.target), $4)
+    FROM chosen c WHERE d.id = c.id
+    RETURNING d.id, d.event_id, d.target, d.attempts, d.budget_base, d.is_replay, d.replay_of,
+              d.ordering_key, d.version, d.lease_expires_at, c.n
+  ), opened AS (
+    INSERT INTO ${t.attempts} (id, delivery_id, attempt, worker_id, started_at, outcome)
+    SELECT ($8::text[])[l.n], l.id, l.attempts, $2, $5, 'running' FROM leased l
+  )
+  SELECT l.id, l.event_id, l.target, l.attempts AS attempt, l.budget_base, ($8::text[])[l.n] AS attempt_id,
+         l.lease_expires_at, l.is_replay, l.replay_of, l.ordering_key, l.version,
+         a.version AS applied_version,
+         e.source, e.dedup_key, e.type, e.occurred_at, e.body, e.headers
+  FROM leased l JOIN ${t.events} e ON e.id = l.event_id
+  LEFT JOIN ${t.applied_versions} a ON a.target = l.target AND a.ordering_key = l.ordering_key
+  ORDER BY l.n`;
+
+/**
+ * Leases up to `limit` due deliveries: the head of each ordering key with nothing in flight;
+ * deliveries with something ahead are parked as `blocked` (woken when it ends, see key-locks.ts).
+ * Each lease lasts its target's own lease (`targetLeaseMs`), else `leaseMs`. One transaction of
+ * two statements, the second returning the claimed deliveries with their events.
+ *
+ * @example
+ * ```ts
+ * const claimed = await claimPostgres(pool, schemaNames("hookinbox"), { workerId, limit: 10, leaseMs: 30_000, now: Date.now() });
+ * ```
+ */
+export async function claimPostgres(
+  pool: pg.Pool,
+  t: SchemaNames,
+  input: ClaimInput,
+): Promise<ClaimedDelivery[]> {
+  const now = Math.floor(input.now);
+  const leases = Object.entries(input.targetLeaseMs ?? {});
+  const rows = await withRetry(() =>
+    withTransaction(pool, async (client) => {
+      const locked = await client.query({
+        name: "hookinbox_claim_lock",
+        text: lockSql(t),
+        values: [now, Math.max(input.limit * 4, 100)],
+      });
+      const ids = locked.rows.filter((r) => r.locked).map((r) => r.id as string);
+      if (ids.length === 0) return [];
+      const leased = await client.query({
+        name: "hookinbox_claim_lease",
+        text: leaseSql(t),
+        values: [
+          ids,
+          input.workerId,
+          input.limit,
+          Math.floor(input.leaseMs),
+          now,
+          leases.map(([target]) => target),
+          leases.map(([, ms]) => Math.floor(ms)),
+          Array.from({ length: input.limit }, () => `att_${ulid(now)}`),
+        ],
+      });
+      return leased.rows;
+    }),
+  );
+  return rows.map((r) => {
+    const body = r.body as Buffer;
+    return {
+      id: r.id,
+      eventId: r.event_id,
+      target: r.target,
+      attempt: r.attempt,
+      budgetAttempt: r.attempt - r.budget_base,
+      attemptId: r.attempt_id,
+      leaseExpiresAt: r.lease_expires_at,
+      isReplay: r.is_replay,
+      replayOf: r.replay_of,
+      source: r.source,
+      dedupKey: r.dedup_key,
+      type: r.type,
+      orderingKey: r.ordering_key,
+      version: r.version,
+      occurredAt: r.occurred_at,
+      body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength),
+      headers: r.headers,
+      appliedVersion: r.applied_version,
+    };
+  });
+}

@@ -1,0 +1,59 @@
+// The ordering-key lock protocol of the PostgreSQL queue: the one place it is written down.
+//
+// Any number of worker processes on any number of machines claim and end deliveries at once.
+// "One delivery per (target, ordering key) in flight, in version order" holds because:
+//
+// 1. Candidate rows are locked with FOR UPDATE SKIP LOCKED, so two claimers never take one row.
+// 2. Every transaction that can change "who may run next" for a (target, ordering key) holds a
+//    transaction-scoped advisory lock on that key (`keyLockSql`) BEFORE the statement that reads
+//    the key's deliveries: claimers TRY it and skip the key when another transaction holds it
+//    (claim-deliveries.ts), completions and failures WAIT for it (end-attempt.ts).
+// 3. The lock is taken in one statement and the key is read in the next, inside the same
+//    transaction. Under READ COMMITTED each statement sees the commits made before it started, so
+//    the reader sees everything the previous holder of the lock committed. (One statement that
+//    both took the lock and read the key would read with a snapshot from before it waited: a
+//    completion could then miss a delivery a claim had just parked, and leave it blocked.)
+// 4. So a claimer that parks a delivery as `blocked` (something is ahead of it) and a completion
+//    that wakes the key's next head (`wakeNextHeadSql`) are serialised: whichever runs second
+//    sees the first, and no delivery is left blocked with nothing ahead of it.
+// 5. The unique partial index deliveries_one_running_per_key backs "one running per key" up.
+//
+// The lock id is the same hash migration 002's functions used (hookinbox_key_lock_id), so the
+// protocol did not change when the SQL moved from PL/pgSQL into these modules.
+
+import type { SchemaNames } from "../schema-names.ts";
+
+/**
+ * The advisory lock id of a (target, ordering key), as SQL over two text expressions.
+ *
+ * @example
+ * ```ts
+ * const sql = `SELECT pg_advisory_xact_lock(${keyLockId("d.target", "d.ordering_key")})`;
+ * ```
+ */
+export function keyLockId(target: string, orderingKey: string): string {
+  return `hashtextextended(${target} || chr(31) || ${orderingKey}, 7031)`;
+}
+
+/**
+ * Wakes the head of a key if it is parked: among the key's open deliveries (and dead ones that
+ * block it), the first in version order, other than `endingId` (the delivery this statement
+ * ends, still `running` in the statement's snapshot). Run only while holding the key's lock, in a
+ * statement after the one that took it. The placeholders are SQL expressions.
+ *
+ * @example
+ * ```ts
+ * const sql = `WITH woken AS (${wakeNextHeadSql(t, { target: "$1", key: "$2", endingId: "$3", now: "$4" })}) SELECT 1`;
+ * ```
+ */
+export function wakeNextHeadSql(
+  t: SchemaNames,
+  at: { target: string; key: string; endingId: string; now: string },
+): string {
+  return `UPDATE ${t.deliveries} SET status = 'pending', updated_at = ${at.now}
+     WHERE status = 'blocked' AND id = (
+       SELECT h.id FROM ${t.deliveries} h
+       WHERE h.target = ${at.target} AND h.ordering_key = ${at.key} AND h.id <> ${at.endingId}
+         AND (h.status IN ('pending', 'blocked', 'running') OR h.blocks_key)
+       ORDER BY h.order_version, h.id LIMIT 1)`;
+}

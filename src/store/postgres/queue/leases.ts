@@ -1,0 +1,84 @@
+import type pg from "pg";
+import type { CompleteInput } from "../../queue-types.ts";
+import { withRetry } from "../connection.ts";
+import type { SchemaNames } from "../schema-names.ts";
+
+/**
+ * The lease operations: heartbeat, release of unstarted claims, rescue of expired leases, and
+ * the next due time.
+ *
+ * @example
+ * ```ts
+ * await leasesPostgres(pool, schemaNames("hookinbox")).rescue(Date.now());
+ * ```
+ */
+export function leasesPostgres(pool: pg.Pool, t: SchemaNames) {
+  return {
+    async extend(workerId: string, ids: readonly string[], until: number): Promise<string[]> {
+      if (ids.length === 0) return [];
+      const { rows } = await withRetry(() =>
+        pool.query(
+          `UPDATE ${t.deliveries} SET lease_expires_at = $3
+           WHERE id = ANY($1::text[]) AND status = 'running' AND lease_owner = $2 RETURNING id`,
+          [ids, workerId, Math.floor(until)],
+        ),
+      );
+      return rows.map((r) => r.id);
+    },
+    async release(workerId: string, ids: readonly string[], now: number): Promise<number> {
+      if (ids.length === 0) return 0;
+      const { rows } = await withRetry(() =>
+        pool.query(
+          `WITH released AS (
+             UPDATE ${t.deliveries} SET status = 'pending', attempts = attempts - 1, lease_owner = NULL,
+                    lease_expires_at = NULL, run_at = $3, updated_at = $3
+             WHERE id = ANY($1::text[]) AND status = 'running' AND lease_owner = $2
+             RETURNING id, attempts + 1 AS attempt
+           ), dropped AS (
+             DELETE FROM ${t.attempts} a USING released r WHERE a.delivery_id = r.id AND a.attempt = r.attempt
+           )
+           SELECT count(*)::int AS n FROM released`,
+          [ids, workerId, Math.floor(now)],
+        ),
+      );
+      return rows[0]?.n ?? 0;
+    },
+    async rescue(now: number): Promise<number> {
+      const { rows } = await withRetry(() =>
+        pool.query(
+          `WITH expired AS (
+             UPDATE ${t.deliveries} SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, run_at = $1,
+                    last_error = 'lease expired (worker crashed or stalled)', updated_at = $1
+             WHERE status = 'running' AND lease_expires_at < $1
+             RETURNING id, attempts
+           ), ended AS (
+             UPDATE ${t.attempts} a SET ended_at = $1, outcome = 'lease-expired', error_message = 'lease expired'
+             FROM expired e WHERE a.delivery_id = e.id AND a.attempt = e.attempts AND a.outcome = 'running'
+           )
+           SELECT count(*)::int AS n FROM expired`,
+          [Math.floor(now)],
+        ),
+      );
+      return rows[0]?.n ?? 0;
+    },
+    async abandon(input: CompleteInput & { error: string }): Promise<void> {
+      await withRetry(() =>
+        pool.query(
+          `WITH held AS (
+             UPDATE ${t.deliveries} SET last_error = $3, updated_at = $5
+             WHERE id = $1 AND status = 'running' AND lease_owner = $2 RETURNING id
+           )
+           UPDATE ${t.attempts} a SET error_message = $3
+           FROM held h WHERE a.delivery_id = h.id AND a.attempt = $4 AND a.outcome = 'running'`,
+          [input.deliveryId, input.workerId, input.error, input.attempt, Math.floor(input.now)],
+        ),
+      );
+    },
+    async nextDueAt(): Promise<number | null> {
+      const { rows } = await withRetry(() =>
+        pool.query(`SELECT min(run_at) AS at FROM ${t.deliveries} WHERE status = 'pending'`),
+      );
+      return rows[0]?.at ?? null;
+    },
+  };
+}
