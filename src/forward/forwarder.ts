@@ -18,10 +18,8 @@ const parkMs = 60_000;
  */
 export interface Forwarder {
   has(target: string): boolean;
-  /** The lease a destination's forward takes (its timeout plus room). */
-  leaseMs(target: string): number;
-  readonly longestLeaseMs: number;
-  readonly shortestLeaseMs: number;
+  /** The lease a destination's forward takes (its timeout plus room), by destination target. */
+  readonly leases: Readonly<Record<string, number>>;
   /**
    * Flow control over claimed deliveries: those of paused or disabled destinations, of open
    * circuits (but one probe), over the destination's concurrency (running across every process)
@@ -68,7 +66,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       }),
     );
   }
-  const leases = [...destinations.values()].map((d) => d.leaseMs);
+  const leases = Object.fromEntries([...destinations.values()].map((d) => [d.name, d.leaseMs]));
   // The last state read per destination: success skips the circuit write when nothing failed.
   const lastState = new Map<string, DestinationStateRow>();
   const context = {
@@ -130,9 +128,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
 
   return {
     has: (target) => destinations.has(target),
-    leaseMs: (target) => destinations.get(target)?.leaseMs ?? 0,
-    longestLeaseMs: Math.max(0, ...leases),
-    shortestLeaseMs: Math.min(Number.POSITIVE_INFINITY, ...leases),
+    leases,
     async admit(claimed) {
       const groups = new Map<string, ClaimedDelivery[]>();
       const others: ClaimedDelivery[] = [];
