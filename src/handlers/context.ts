@@ -41,6 +41,7 @@ export function createHandlerContext(options: {
     workerId,
     attempt: delivery.attempt,
     now: now(),
+    orderingKey: delivery.orderingKey,
   });
   const ctx: HandlerContext = {
     signal: options.signal,

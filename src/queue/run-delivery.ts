@@ -65,6 +65,7 @@ export async function runDelivery(
     workerId: context.workerId,
     attempt: delivery.attempt,
     now: now(),
+    orderingKey: delivery.orderingKey,
   });
   const handler = context.handlers.get(delivery.target);
   const fail = async (

@@ -93,6 +93,11 @@ export interface CompleteInput {
   readonly workerId: string;
   readonly attempt: number;
   readonly now: number;
+  /**
+   * The delivery's ordering key as claimed, when the caller knows it: PostgreSQL ends a delivery
+   * without a key in one statement and skips the key-lock step (a wrong hint only costs a step).
+   */
+  readonly orderingKey?: string | null;
 }
 
 export interface FailInput extends CompleteInput {

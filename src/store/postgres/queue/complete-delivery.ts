@@ -35,6 +35,26 @@ const completeSql = (t: SchemaNames) => `
   SELECT 1`;
 
 /**
+ * A delivery without an ordering key has no key lock to take and no head to wake: one statement
+ * with the lease check in its WHERE ends it, outside any explicit transaction. It changes nothing
+ * for a delivery with a key (or a lost lease) and returns no row: the caller takes the locked
+ * path. $1 delivery, $2 status, $3 now, $4 attempt, $5 worker.
+ */
+const completeUnkeyedSql = (t: SchemaNames) => `
+  WITH ended AS (
+    UPDATE ${t.deliveries} SET status = $2::text, lease_owner = NULL, lease_expires_at = NULL,
+           last_error = NULL, completed_at = $3, updated_at = $3
+    WHERE id = $1 AND status = 'running' AND lease_owner = $5 AND attempts = $4 AND ordering_key IS NULL
+    RETURNING event_id
+  ), attempt AS (
+    UPDATE ${t.attempts} SET ended_at = $3, outcome = CASE WHEN $2::text = 'done' THEN 'success' ELSE 'stale' END
+    WHERE delivery_id = $1 AND attempt = $4 AND EXISTS (SELECT 1 FROM ended)
+  ), refreshed AS (
+    ${refreshEventsSql(t, "ARRAY(SELECT event_id FROM ended)", { id: "$1", status: "$2::text" })}
+  )
+  SELECT event_id FROM ended`;
+
+/**
  * Completes a delivery (`done` or `stale`) in one transaction: the lock step, then the change.
  * With `work`, the handler's SQL runs on the same connection and in the same transaction, after
  * the lease check: both commit or neither. HOOKINBOX_LEASE_LOST when the worker no longer holds
@@ -52,7 +72,14 @@ export async function completePostgres<T>(
   status: "done" | "stale",
   work?: (tx: TransactionClient) => Promise<T>,
 ): Promise<T | undefined> {
-  const run = async (client: pg.PoolClient) => {
+  const unkeyed = {
+    name: "hookinbox_complete_unkeyed",
+    text: completeUnkeyedSql(t),
+    values: [input.deliveryId, status, Math.floor(input.now), input.attempt, input.workerId],
+  };
+  const mayBeUnkeyed = input.orderingKey === undefined || input.orderingKey === null;
+  const end = async (client: pg.PoolClient, tryUnkeyed: boolean) => {
+    if (tryUnkeyed && (await client.query(unkeyed)).rows.length > 0) return;
     const ending = await lockEndingDelivery(client, t, input);
     if (!ending) throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);
     await client.query({
@@ -69,6 +96,9 @@ export async function completePostgres<T>(
         ending.eventId,
       ],
     });
+  };
+  const run = async (client: pg.PoolClient, tryUnkeyed = mayBeUnkeyed) => {
+    await end(client, tryUnkeyed);
     if (!work) return undefined;
     const tx: TransactionClient = {
       dialect: "postgres",
@@ -80,8 +110,13 @@ export async function completePostgres<T>(
     };
     return work(tx);
   };
-  // Without the handler's SQL the whole transaction is safe to repeat (a repeat whose first try
-  // committed finds the lease gone: HOOKINBOX_LEASE_LOST, as before).
-  if (!work) return withRetry(() => withTransaction(pool, run));
+  if (!work) {
+    // Outside a transaction: one round trip, as the PL/pgSQL function was.
+    if (mayBeUnkeyed && (await withRetry(() => pool.query(unkeyed))).rows.length > 0)
+      return undefined;
+    // Without the handler's SQL the whole transaction is safe to repeat (a repeat whose first
+    // try committed finds the lease gone: HOOKINBOX_LEASE_LOST, as before).
+    return withRetry(() => withTransaction(pool, (client) => run(client, false)));
+  }
   return withTransaction(pool, run);
 }
