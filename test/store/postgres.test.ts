@@ -55,6 +55,34 @@ describe("PostgreSQL specifics", () => {
     }
   });
 
+  it("replays atomically: when the event's refresh fails, no replay delivery is left behind", async () => {
+    const url = database.schemaUrl();
+    const schema = new URL(url).searchParams.get("schema");
+    const store = openPostgresStore(url);
+    await store.migrate();
+    const { eventId } = await store.accept(acceptInput());
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      // Every update of an events row now fails, as a crash between the two steps would.
+      await client.query(`CREATE FUNCTION ${schema}.refuse() RETURNS trigger LANGUAGE plpgsql
+        AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$`);
+      await client.query(`CREATE TRIGGER refuse BEFORE UPDATE ON ${schema}.events
+        FOR EACH ROW EXECUTE FUNCTION ${schema}.refuse()`);
+      await expect(
+        store.replayEvent({ eventId, targets: ["stripe:*"], now: Date.now() }),
+      ).rejects.toThrow();
+      const { rows } = await client.query(
+        `SELECT count(*)::int AS n FROM ${schema}.deliveries WHERE event_id = $1`,
+        [eventId],
+      );
+      expect(rows).toEqual([{ n: 0 }]);
+    } finally {
+      await client.end();
+      await store.close();
+    }
+  });
+
   it("deduplicates 50 concurrent accepts from 5 separate pools by the unique constraint alone", async () => {
     const url = database.schemaUrl();
     const stores = Array.from({ length: 5 }, () => openPostgresStore(url));

@@ -2,7 +2,7 @@ import type pg from "pg";
 import { hookinboxError } from "../../errors.ts";
 import { ulid } from "../../ids.ts";
 import type { ReplayFilter } from "../queue-types.ts";
-import { withRetry } from "./connection.ts";
+import { withRetry, withTransaction } from "./connection.ts";
 import { refreshEventsSql } from "./queue/refresh-event.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -56,16 +56,20 @@ export function replayPostgres(pool: pg.Pool, t: SchemaNames, notify: () => Prom
   ): Promise<string[]> => {
     if (pairs.length === 0) return [];
     const at = Math.floor(now);
-    const { rows } = await withRetry(() =>
-      pool.query(replayText, [
+    const ids = pairs.map(() => `dlv_${ulid(at)}`);
+    // The new deliveries and their events' refreshed status commit together: a replay never
+    // leaves a pending delivery under an event that still says done or dead.
+    const rows = await withTransaction(pool, async (client) => {
+      const created = await client.query(replayText, [
         pairs.map((p) => p.eventId),
         pairs.map((p) => p.target),
-        pairs.map(() => `dlv_${ulid(at)}`),
+        ids,
         at,
-      ]),
-    );
-    const events = [...new Set(rows.map((r) => r.event_id as string))];
-    await withRetry(() => pool.query(refreshEventsSql(t, "$1::text[]"), [events]));
+      ]);
+      const events = [...new Set(created.rows.map((r) => r.event_id as string))];
+      await client.query(refreshEventsSql(t, "$1::text[]"), [events]);
+      return created.rows;
+    });
     await notify();
     return rows.map((r) => r.id as string).sort();
   };
