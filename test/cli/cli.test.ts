@@ -68,7 +68,7 @@ describe("hookinbox CLI", () => {
     expect(/secret: (\S+)/.exec(again.output().stderr)![1]).toBe(/secret: (\S+)/.exec(banner)![1]);
     again.child.kill("SIGTERM");
     await again.exited();
-  });
+  }, 180_000);
 
   it("loads a hookinbox.config.ts written in TypeScript", async () => {
     const tmp = tempDir();

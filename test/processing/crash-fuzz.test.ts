@@ -49,7 +49,7 @@ describe.each(storeFactories())(
   (factory) => {
     const { events, kills } = sizes[factory.kind];
     it(`${events} events, ${kills} kills: every event has exactly one committed handler row`, {
-      timeout: 240_000,
+      timeout: 600_000,
     }, async () => {
       const store = await factory.open();
       const inbox = createInbox(fuzzConfig(store.url), { env: {} });

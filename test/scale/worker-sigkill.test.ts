@@ -39,7 +39,7 @@ const kills = Number(process.env.SCALE_KILLS ?? 12);
 
 describe("SIGKILL one of three worker processes repeatedly under load", () => {
   it(`${kills} kills → 0 events lost, 0 duplicated transactional effects`, {
-    timeout: 180_000,
+    timeout: 600_000,
   }, async () => {
     const storeUrl = database.schemaUrl();
     const pool = await prepareSchema(storeUrl);
