@@ -1,11 +1,11 @@
-// npm run bench:postgres [-- --write-docs] [-- --profile]
+// npm run bench:postgres [-- --write-docs] [-- --profile] [-- --ingest-only]
 //
 // hookinbox on PostgreSQL against its baselines, in one run, on the same PostgreSQL server
 // (DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres). Every scenario gets a fresh
 // database, created here and dropped afterwards; the server's settings are read with SHOW and
 // printed, never changed. Every measured side is its own process (shared/BENCHMARKING.md).
 //
-// 1. Ingest: bare node:http vs `hookinbox start` (store = the fresh database, ?schema=hookinbox),
+// 1. Ingest: bare node:http vs `hookinbox start`, with the audit log on (the default) and off (store = the fresh database, ?schema=hookinbox),
 //    the bench:ingest harness: pre-signed Stripe ~2 KB requests with unique ids, wrk -t1 -c50
 //    (warm-up, then saturation), then bench/ingest/paced-client.ts at a fixed rate; afterwards the
 //    database must hold exactly the unique ids that got a 2xx (up to those in flight at stop).
@@ -150,6 +150,7 @@ async function ingest(
   name: string,
   kind: "bare" | "hookinbox",
   profile = false,
+  extra: Record<string, unknown> = {},
 ): Promise<IngestResult> {
   const background = await quiet(`ingest, ${name}`);
   const dir = join(work, `ingest-${kind}`);
@@ -163,7 +164,7 @@ async function ingest(
   const server: ServerUnderTest =
     kind === "bare"
       ? await startBare()
-      : await startHookinboxPostgres(dir, databaseUrl(db, { schema: "hookinbox" }), profile);
+      : await startHookinboxPostgres(dir, databaseUrl(db, { schema: "hookinbox" }), profile, extra);
   try {
     const warm = await saturate(
       generator,
@@ -443,14 +444,26 @@ async function main(): Promise<void> {
   const ingests = [
     await ingest("bare node:http", "bare"),
     await ingest("hookinbox (PostgreSQL)", "hookinbox"),
+    await ingest("hookinbox (PostgreSQL), audit log off", "hookinbox", false, {
+      audit: { enabled: false },
+    }),
   ];
+  const [, auditOn, auditOff] = ingests;
+  if (auditOn && auditOff) {
+    console.log(
+      `audit log on/off at saturation: ${(auditOn.sat.rps / auditOff.sat.rps).toFixed(2)}× (issue 13's goal ≥ 0.9)`,
+    );
+  }
   const burns: BurnResult[] = [];
-  for (const keys of [0, KEYS]) {
+  // --ingest-only: the three ingest scenarios above, without burn-downs and latencies.
+  for (const keys of args.has("--ingest-only") ? [] : [0, KEYS]) {
     burns.push(await burnDown("hookinbox", "hookinbox", keys));
     burns.push(await burnDown("graphile-worker", "default", keys));
     burns.push(await burnDown("graphile-worker", "fast", keys));
   }
-  const latencies = [await latency("hookinbox"), await latency("default"), await latency("fast")];
+  const latencies = args.has("--ingest-only")
+    ? []
+    : [await latency("hookinbox"), await latency("default"), await latency("fast")];
   const lines = [
     ...facts.map((l) => `- ${l}`),
     "",
@@ -475,7 +488,7 @@ async function main(): Promise<void> {
     burns.some((b) => !b.pass) ||
     latencies.some((l) => !l.pass);
   if (failed) process.exitCode = 1;
-  if (args.has("--write-docs")) {
+  if (args.has("--write-docs") && !args.has("--ingest-only")) {
     const disturbed =
       [
         ...ingests.map((r) => r.background),
