@@ -1,8 +1,11 @@
 // Bulk loading for bench:listing: N events (and one receipt each, every 10th event with a
 // duplicate receipt) written with one SQL statement per table, straight into a migrated store.
-// Ids are "evt_" + 26 decimal digits: valid cursors, sorting like the ULIDs the store mints.
+// The events are spread over 10 days; each id is its day's ULID time prefix followed by 16 digits,
+// so ids are valid cursors, sort like the ones the store mints, and on PostgreSQL land in their
+// day's partition (created with hookinbox_ensure_partitions, as the worker does).
 import Database from "better-sqlite3";
 import pg from "pg";
+import { ulidTimePrefix } from "../../src/ids.ts";
 
 /** The shape of the loaded data, so scenarios know what exists. */
 export const shape = {
@@ -14,42 +17,45 @@ export const shape = {
 
 const day = 86_400_000;
 
+const days = 10;
+
+/** The 10 day starts (UTC midnight) before `now`, oldest first, and the events each gets. */
+function daysOf(count: number, now: number) {
+  const today = Math.floor(now / day) * day;
+  const perDay = Math.ceil(count / days);
+  return Array.from({ length: days }, (_, d) => {
+    const at = today - (days - 1 - d) * day;
+    const from = d * perDay + 1;
+    return { at, prefix: ulidTimePrefix(at), from, to: Math.min(count, from + perDay - 1) };
+  });
+}
+
+const sqliteSource =
+  "CASE i % 4 WHEN 0 THEN 'stripe' WHEN 1 THEN 'github' WHEN 2 THEN 'shopify' ELSE 'std' END";
+const pgSource = "(ARRAY['stripe','github','shopify','std'])[(i % 4) + 1]";
+const status = "CASE WHEN i % 100 = 0 THEN 'dead' WHEN i % 50 = 0 THEN 'pending' ELSE 'done' END";
+
 /** Loads `count` events into the SQLite file at `path` (already migrated). */
 export function loadSqlite(path: string, count: number, now: number): void {
   const db = new Database(path);
   db.pragma("journal_mode = WAL");
-  const start = now - 30 * day;
-  const step = (30 * day) / count;
   db.transaction(() => {
-    db.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < @count)
-       INSERT INTO events (id, source, dedup_key, type, status, received_at, body, headers)
-       SELECT printf('evt_%026d', i),
-              CASE i % 4 WHEN 0 THEN 'stripe' WHEN 1 THEN 'github' WHEN 2 THEN 'shopify' ELSE 'std' END,
-              printf('evt_provider_%d', i),
-              printf('type.%d', i % 20),
-              CASE WHEN i % 100 = 0 THEN 'dead' WHEN i % 50 = 0 THEN 'pending' ELSE 'done' END,
-              CAST(@start + i * @step AS INTEGER),
-              CAST(printf('{"id":"evt_provider_%d","type":"type.%d"}', i, i % 20) AS BLOB),
-              '[["content-type","application/json"]]'
-       FROM n`,
-    ).run({ count, start, step });
-    db.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < @count)
-       INSERT INTO receipts (id, event_id, source, received_at, duplicate, size)
-       SELECT printf('rcp_%026d', i * 2), printf('evt_%026d', i),
-              CASE i % 4 WHEN 0 THEN 'stripe' WHEN 1 THEN 'github' WHEN 2 THEN 'shopify' ELSE 'std' END,
-              CAST(@start + i * @step AS INTEGER), 0, 40
-       FROM n`,
-    ).run({ count, start, step });
-    db.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 10 UNION ALL SELECT i + 10 FROM n WHERE i + 10 <= @count)
-       INSERT INTO receipts (id, event_id, source, received_at, duplicate, size)
-       SELECT printf('rcp_%026d', i * 2 + 1), printf('evt_%026d', i),
-              CASE i % 4 WHEN 0 THEN 'stripe' WHEN 1 THEN 'github' WHEN 2 THEN 'shopify' ELSE 'std' END,
-              CAST(@start + i * @step + 60000 AS INTEGER), 1, 40
-       FROM n`,
-    ).run({ count, start, step });
+    for (const { at, prefix, from, to } of daysOf(count, now)) {
+      const series = `WITH RECURSIVE n(i) AS (SELECT ${from} UNION ALL SELECT i + 1 FROM n WHERE i < ${to})`;
+      const id = (kind: string, expr: string) => `'${kind}_${prefix}' || printf('%016d', ${expr})`;
+      db.exec(
+        `${series} INSERT INTO events (id, source, dedup_key, type, status, received_at, body, headers)
+         SELECT ${id("evt", "i")}, ${sqliteSource}, 'evt_provider_' || i, 'type.' || (i % 20), ${status},
+                ${at} + i, CAST('{"id":"evt_provider_' || i || '"}' AS BLOB),
+                '[["content-type","application/json"]]'
+         FROM n;
+         ${series} INSERT INTO receipts (id, event_id, source, received_at, duplicate, size)
+         SELECT ${id("rcp", "i * 2")}, ${id("evt", "i")}, ${sqliteSource}, ${at} + i, 0, 40 FROM n;
+         ${series} INSERT INTO receipts (id, event_id, source, received_at, duplicate, size)
+         SELECT ${id("rcp", "i * 2 + 1")}, ${id("evt", "i")}, ${sqliteSource}, ${at} + i + 1, 1, 40
+         FROM n WHERE i % 10 = 0;`,
+      );
+    }
   })();
   db.exec("ANALYZE");
   db.close();
@@ -65,31 +71,31 @@ export async function loadPostgres(
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const start = now - 30 * day;
-    const step = (30 * day) / count;
     await client.query(`SET search_path = ${schema}`);
-    const source = `(ARRAY['stripe','github','shopify','std'])[(i % 4) + 1]`;
-    await client.query(
-      `INSERT INTO events (id, source, dedup_key, type, status, received_at, body, headers)
-       SELECT 'evt_' || lpad(i::text, 26, '0'), ${source}, 'evt_provider_' || i, 'type.' || (i % 20),
-              CASE WHEN i % 100 = 0 THEN 'dead' WHEN i % 50 = 0 THEN 'pending' ELSE 'done' END,
-              ($2::float8 + i * $3::float8)::bigint,
-              convert_to('{"id":"evt_provider_' || i || '","type":"type.' || (i % 20) || '"}', 'UTF8'),
-              '[["content-type","application/json"]]'::jsonb
-       FROM generate_series(1, $1::int) AS i`,
-      [count, start, step],
-    );
-    await client.query(
-      `INSERT INTO receipts (id, event_id, source, received_at, duplicate, size)
-       SELECT 'rcp_' || lpad((i * 2)::text, 26, '0'), 'evt_' || lpad(i::text, 26, '0'), ${source},
-              ($2::float8 + i * $3::float8)::bigint, false, 40
-       FROM generate_series(1, $1::int) AS i
-       UNION ALL
-       SELECT 'rcp_' || lpad((i * 2 + 1)::text, 26, '0'), 'evt_' || lpad(i::text, 26, '0'), ${source},
-              ($2::float8 + i * $3::float8 + 60000)::bigint, true, 40
-       FROM generate_series(10, $1::int, 10) AS i`,
-      [count, start, step],
-    );
+    for (const { at, prefix, from, to } of daysOf(count, now)) {
+      const id = (kind: string, expr: string) =>
+        `'${kind}_${prefix}' || lpad((${expr})::text, 16, '0')`;
+      const series = `generate_series(${from}, ${to}) AS i`;
+      await client.query(`SELECT hookinbox_ensure_partitions(${at})`);
+      await client.query(
+        `INSERT INTO events (id, source, dedup_key, type, status, received_at, body, headers)
+         SELECT ${id("evt", "i")}, ${pgSource}, 'evt_provider_' || i, 'type.' || (i % 20), ${status},
+                ${at} + i, convert_to('{"id":"evt_provider_' || i || '"}', 'UTF8'),
+                '[["content-type","application/json"]]'::jsonb
+         FROM ${series}`,
+      );
+      await client.query(
+        `INSERT INTO event_dedup (source, dedup_key, event_id, received_at)
+         SELECT ${pgSource}, 'evt_provider_' || i, ${id("evt", "i")}, ${at} + i FROM ${series}`,
+      );
+      await client.query(
+        `INSERT INTO receipts (id, event_id, source, received_at, duplicate, size)
+         SELECT ${id("rcp", "i * 2")}, ${id("evt", "i")}, ${pgSource}, ${at} + i, false, 40 FROM ${series}
+         UNION ALL
+         SELECT ${id("rcp", "i * 2 + 1")}, ${id("evt", "i")}, ${pgSource}, ${at} + i + 1, true, 40
+         FROM ${series} WHERE i % 10 = 0`,
+      );
+    }
     await client.query("VACUUM ANALYZE events");
     await client.query("VACUUM ANALYZE receipts");
   } finally {
