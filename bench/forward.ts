@@ -2,7 +2,7 @@
 //
 // Forwarding (issue 11, "Benchmark"): hookinbox in front of an app, against posting the same
 // pre-signed events straight to that app, in one run, on SQLite and on PostgreSQL. Every side
-// runs in its own process (shared/BENCHMARKING.md): the destination (bench/forward/receiver.ts,
+// runs in its own process: the destination (bench/forward/receiver.ts,
 // a bare node:http server), the gateway (`hookinbox start`), and this process as the client.
 //
 // Per store:

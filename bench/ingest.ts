@@ -2,7 +2,7 @@
 //
 // Ingest throughput and latency of hookinbox's gateway (SQLite store, durable commits) next to
 // a bare node:http server, in one run, under the same load generator. Every server and every
-// client is its own process (shared/BENCHMARKING.md). Per server:
+// client is its own process. Per server:
 //   warm-up   wrk 2 s, then saturation wrk -t1 -c50 for 10 s  → req/s, p50/p99 at saturation
 //   fixed     2,000 then 5,000 req/s, open loop, 4 s each (paced-client.ts) → p50/p99 at a
 //             fixed offered load (at saturation p99 is mostly queueing on the 2 shared cores)

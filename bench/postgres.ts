@@ -3,7 +3,7 @@
 // hookinbox on PostgreSQL against its baselines, in one run, on the same PostgreSQL server
 // (DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres). Every scenario gets a fresh
 // database, created here and dropped afterwards; the server's settings are read with SHOW and
-// printed, never changed. Every measured side is its own process (shared/BENCHMARKING.md).
+// printed, never changed. Every measured side is its own process.
 //
 // 1. Ingest: bare node:http vs `hookinbox start`, with the audit log on (the default) and off (store = the fresh database, ?schema=hookinbox),
 //    the bench:ingest harness: pre-signed Stripe ~2 KB requests with unique ids, wrk -t1 -c50

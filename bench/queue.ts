@@ -1,7 +1,7 @@
 // npm run bench:queue [-- --write-docs] [-- --profile]
 //
 // Processing on the SQLite store (issue 3, "Benchmark"). Every measured side runs in its own
-// process (shared/BENCHMARKING.md); this process only orchestrates and, for the gateway latency,
+// process; this process only orchestrates and, for the gateway latency,
 // is the HTTP client.
 //
 // 1. Burn-down (bench/queue-burndown.ts, one child per run): 20,000 stored events, one delivery
@@ -408,8 +408,8 @@ throughput while ingest runs at the same time (the burn-down has no HTTP traffic
 do work, \`ctx.transaction\` handlers (they take the exclusive transaction path, not the group
 commit), hot ordering keys (1,000 uniform keys at concurrency 10 rarely collide, so blocking is
 rare), several worker processes, retries, or PostgreSQL. Absolute numbers drift with the machine
-and with whatever else uses its two cores and its disk. The graphile-worker figures in
-shared/BENCHMARKING.md (≈ 3k jobs/s default, ≈ 22k jobs/s batched, add→start p50 ≈ 1.8 ms) were
+and with whatever else uses its two cores and its disk. The reference graphile-worker figures
+for this kind of machine (≈ 3k jobs/s default, ≈ 22k jobs/s batched, add→start p50 ≈ 1.8 ms) were
 not measured in the same run, so they are context, not a ratio.
 `;
 

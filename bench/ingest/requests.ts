@@ -1,6 +1,6 @@
 // Pre-signed Stripe requests for the ingest bench. Signing happens here, before a phase starts,
 // never in a load generator: an HMAC plus a fresh JSON body per request in autocannon's
-// setupRequest capped the client near 15–20k req/s (shared/BENCHMARKING.md).
+// setupRequest capped the client near 15–20k req/s.
 //
 // File format (read by replay.lua, paced-client.ts and autocannon-client.ts):
 //   line 1: body prefix, line 2: body suffix, then one `signature<TAB>id` line per request,

@@ -1,10 +1,9 @@
 /**
  * Test helpers for provider schemes: build a SignedRequest, assert a rejection's code and
- * status (and that its message leaks nothing), load the shared published vectors.
+ * status (and that its message leaks nothing), load the providers' published vectors.
  */
 
 import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 import { type ErrorCode, HookinboxError, hookinboxError } from "../../src/errors.js";
@@ -136,20 +135,6 @@ export function identityContext(headers: Headers, body?: string): IdentityContex
   };
 }
 
-/** The repo root (two levels above this file). */
-const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-
-/**
- * The shared folder: $HOOKINBOX_SHARED_DIR when set, else `<repo>/../shared`
- * (in the session the repo is /work/main and shared is /work/shared).
- */
-export function sharedDir(): string {
-  const fromEnv = process.env.HOOKINBOX_SHARED_DIR;
-  return fromEnv !== undefined && fromEnv !== ""
-    ? path.resolve(fromEnv)
-    : path.resolve(repoRoot, "../shared");
-}
-
 export interface Vectors {
   github: { secret: string; body: string; header: string; signature: string }[];
   "standard-webhooks": {
@@ -187,25 +172,17 @@ export interface Vectors {
   }[];
 }
 
-/** A copy of shared/vectors/providers.json kept in the repo, for checkouts without shared/. */
-const vendoredVectors = fileURLToPath(
-  new URL("../fixtures/vectors/providers.json", import.meta.url),
-);
+/** The providers' published signature test vectors, kept in the repo. */
+const vectorsFile = fileURLToPath(new URL("../fixtures/vectors/providers.json", import.meta.url));
 
 /**
- * Loads shared/vectors/providers.json, or the repo's copy of it when no shared/ folder sits beside
- * the checkout. Throws (failing the calling test loudly) when neither exists: the vectors are the
- * independent oracle and must never be silently skipped.
+ * Loads the providers' published signature vectors (test/fixtures/vectors/providers.json). Throws,
+ * failing the calling test loudly, when the file is missing: the vectors are the independent
+ * oracle and are never skipped.
  */
 export function loadVectors(): Vectors {
-  const shared = path.join(sharedDir(), "vectors", "providers.json");
-  const file = existsSync(shared) ? shared : vendoredVectors;
-  if (!existsSync(file)) {
-    throw new Error(
-      `provider vectors not found at ${shared} nor ${file}; set HOOKINBOX_SHARED_DIR to the shared/ folder`,
-    );
-  }
-  return JSON.parse(readFileSync(file, "utf8")) as Vectors;
+  if (!existsSync(vectorsFile)) throw new Error(`provider vectors not found at ${vectorsFile}`);
+  return JSON.parse(readFileSync(vectorsFile, "utf8")) as Vectors;
 }
 
 /** Returns a copy of `text` with the character at `index` replaced by a different one. */
