@@ -17,6 +17,11 @@ function section<T>(
   return [`${heading.replace("{n}", String(items.length))}`, renderTable(header, items.map(row))];
 }
 
+/** The cells every leased-delivery row starts with: delivery, event, target, lease owner and time. */
+function leaseCells(d: StuckReport["expiredLeases"][number]): string[] {
+  return [d.id, d.eventId, d.target, d.leaseOwner ?? "-", d.leaseExpiresAt ?? "-"];
+}
+
 function stuckText(report: StuckReport, olderThan: string): string {
   if (!report.stuck)
     return `nothing is stuck: no expired leases, no abandoned handlers, no blocked ordering keys, no effects held, no event older than ${olderThan} left undone`;
@@ -25,27 +30,13 @@ function stuckText(report: StuckReport, olderThan: string): string {
       report.expiredLeases,
       "expired leases ({n}): their worker stopped; a running worker rescues them",
       ["DELIVERY", "EVENT", "TARGET", "LEASE OWNER", "LEASE EXPIRED AT", "ATTEMPTS"],
-      (d) => [
-        d.id,
-        d.eventId,
-        d.target,
-        d.leaseOwner ?? "-",
-        d.leaseExpiresAt ?? "-",
-        String(d.attempts),
-      ],
+      (d) => [...leaseCells(d), String(d.attempts)],
     ),
     ...section(
       report.abandoned,
       "abandoned handlers ({n}): they ignored their timeout's abort; their lease expires, then the delivery is retried",
       ["DELIVERY", "EVENT", "TARGET", "LEASE OWNER", "LEASE EXPIRES AT", "ERROR"],
-      (d) => [
-        d.id,
-        d.eventId,
-        d.target,
-        d.leaseOwner ?? "-",
-        d.leaseExpiresAt ?? "-",
-        oneLine(d.lastError, 80),
-      ],
+      (d) => [...leaseCells(d), oneLine(d.lastError, 80)],
     ),
     ...section(
       report.blockedKeys,

@@ -2,6 +2,7 @@ import type pg from "pg";
 import { destinationColumns, toDestinationState } from "../core/views.ts";
 import type { AttemptResponse, DestinationState, DestinationStateRow } from "../forward-types.ts";
 import { withRetry } from "./connection.ts";
+import { unclaimSql } from "./queue/leases.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
 /**
@@ -110,18 +111,7 @@ export function destinationsPostgres(pool: pg.Pool, t: SchemaNames) {
       now: number,
     ): Promise<number> {
       if (ids.length === 0) return 0;
-      const rows = await query(
-        `WITH deferred AS (
-           UPDATE ${t.deliveries} SET status = 'pending', attempts = attempts - 1, lease_owner = NULL,
-                  lease_expires_at = NULL, run_at = $3, updated_at = $4
-           WHERE id = ANY($1::text[]) AND status = 'running' AND lease_owner = $2
-           RETURNING id, attempts + 1 AS attempt
-         ), dropped AS (
-           DELETE FROM ${t.attempts} a USING deferred d WHERE a.delivery_id = d.id AND a.attempt = d.attempt
-         )
-         SELECT count(*)::int AS n FROM deferred`,
-        [ids, workerId, Math.floor(runAt), Math.floor(now)],
-      );
+      const rows = await query(unclaimSql(t), [ids, workerId, Math.floor(runAt), Math.floor(now)]);
       return rows[0]?.n ?? 0;
     },
     async recordAttemptResponse(

@@ -4,6 +4,27 @@ import { withRetry } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
 
 /**
+ * Hands claimed deliveries back unrun (`$1` ids, `$2` the worker holding them): pending again at
+ * `$3`, their attempt undone (the count and the attempt row), `updated_at = $4`; returns `n`, how
+ * many. Releasing at shutdown and deferring for a destination's limits both use it.
+ *
+ * @example
+ * ```ts
+ * await pool.query(unclaimSql(t), [ids, workerId, runAt, now]);
+ * ```
+ */
+export const unclaimSql = (t: SchemaNames) => `
+  WITH unclaimed AS (
+    UPDATE ${t.deliveries} SET status = 'pending', attempts = attempts - 1, lease_owner = NULL,
+           lease_expires_at = NULL, run_at = $3, updated_at = $4
+    WHERE id = ANY($1::text[]) AND status = 'running' AND lease_owner = $2
+    RETURNING id, attempts + 1 AS attempt
+  ), dropped AS (
+    DELETE FROM ${t.attempts} a USING unclaimed u WHERE a.delivery_id = u.id AND a.attempt = u.attempt
+  )
+  SELECT count(*)::int AS n FROM unclaimed`;
+
+/**
  * The lease operations: heartbeat, release of unstarted claims, rescue of expired leases, and
  * the next due time.
  *
@@ -28,18 +49,7 @@ export function leasesPostgres(pool: pg.Pool, t: SchemaNames) {
     async release(workerId: string, ids: readonly string[], now: number): Promise<number> {
       if (ids.length === 0) return 0;
       const { rows } = await withRetry(() =>
-        pool.query(
-          `WITH released AS (
-             UPDATE ${t.deliveries} SET status = 'pending', attempts = attempts - 1, lease_owner = NULL,
-                    lease_expires_at = NULL, run_at = $3, updated_at = $3
-             WHERE id = ANY($1::text[]) AND status = 'running' AND lease_owner = $2
-             RETURNING id, attempts + 1 AS attempt
-           ), dropped AS (
-             DELETE FROM ${t.attempts} a USING released r WHERE a.delivery_id = r.id AND a.attempt = r.attempt
-           )
-           SELECT count(*)::int AS n FROM released`,
-          [ids, workerId, Math.floor(now)],
-        ),
+        pool.query(unclaimSql(t), [ids, workerId, Math.floor(now), Math.floor(now)]),
       );
       return rows[0]?.n ?? 0;
     },
