@@ -37,17 +37,19 @@ export function offlineFetcher(
 /** A fetcher answer that never comes (a key endpoint that hangs). */
 export const never = (): Promise<KeyFetchResponse> => new Promise(() => undefined);
 
-/** A self-signed certificate and its private key (PEM), valid from a day ago for a year. */
+/** A self-signed certificate and its private key (PEM), valid from 2020-01-01 until a year from now. */
 export async function selfSignedCertificate(
   commonName: string,
   validity: { notBefore?: Date; notAfter?: Date } = {},
 ): Promise<{ cert: string; privateKey: string }> {
-  const notBeforeDate = validity.notBefore ?? new Date(Date.now() - 86_400_000);
+  // Valid from long before any fixed instant a test signs at (tests pin dates such as
+  // 2026-11-30), so a certificate made today still covers them; a year past today by default.
+  const notBeforeDate = validity.notBefore ?? new Date("2020-01-01T00:00:00Z");
   const result = await generate([{ name: "commonName", value: commonName }], {
     keySize: 2048,
     algorithm: "sha256",
     notBeforeDate,
-    notAfterDate: validity.notAfter ?? new Date(notBeforeDate.getTime() + 366 * 86_400_000),
+    notAfterDate: validity.notAfter ?? new Date(Date.now() + 366 * 86_400_000),
   });
   return { cert: result.cert, privateKey: result.private };
 }
