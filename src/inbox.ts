@@ -2,6 +2,7 @@ import { handleAdmin } from "./admin/admin-api.ts";
 import { isDashboardPath, serveDashboard } from "./admin/dashboard-assets.ts";
 import { createInboxMetrics, type InboxMetrics } from "./admin/metrics.ts";
 import { auditKeyFile, loadAuditKey } from "./audit/audit-key.ts";
+import { type RetentionSchedule, startRetention } from "./audit/retention-schedule.ts";
 import { type TreeHeads, treeHeads } from "./audit/tree-heads.ts";
 import { type HookinboxConfig, type ResolvedConfig, resolveConfig } from "./config/index.ts";
 import { hookinboxError, isHookinboxError } from "./errors.ts";
@@ -81,8 +82,18 @@ export interface Inbox {
   internalError(error: unknown, request: Pick<InboxRequest, "method">): InboxResponse;
   /** Ingest for a source named by the host (for frameworks that route by themselves). */
   handleWebhook(source: string, request: InboxRequest): Promise<InboxResponse>;
-  /** Starts a worker that runs the configured handlers (the gateway starts one by itself). */
+  /**
+   * Starts a worker that runs the configured handlers (the gateway starts one by itself), and
+   * with it this inbox's upkeep (see `upkeep`).
+   */
   startWorker(overrides?: { concurrency?: number; workerId?: string }): Worker;
+  /**
+   * The upkeep every `hookinbox start` process runs, started on first call (once per inbox;
+   * `startWorker` calls it): retention swept once migrations have run and then hourly, and on
+   * PostgreSQL the day partitions from yesterday to a week ahead. `retention.sweep: false`
+   * leaves only `sweep()` on demand. Stopped by `close()`.
+   */
+  upkeep(): RetentionSchedule;
   /** Re-delivers a stored event: new deliveries flagged `isReplay`; the originals stay as they are. */
   replay(eventId: string, options?: { targets?: readonly string[] }): Promise<DeliveryView[]>;
   /** Replays every event matching a filter, in bounded batches. */
@@ -192,6 +203,13 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     // Surfaced by ready() and as 503s; never an unhandled rejection.
   });
   const workers = new Set<Worker>();
+  let upkeep: RetentionSchedule | null = null;
+  const afterMigrations =
+    <A extends unknown[], R>(run: (...args: A) => Promise<R>) =>
+    async (...args: A) => {
+      await migrated;
+      return run(...args);
+    };
   const route = resolved.route;
   const empty = new Uint8Array(0);
   const isTarget = (name: string) => resolved.handlers.has(name) || resolved.destinations.has(name);
@@ -336,7 +354,22 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
         return internalError(error, request);
       }
     },
+    upkeep() {
+      upkeep ??= startRetention({
+        store: {
+          purgePayloads: afterMigrations((input) => store.purgePayloads(input)),
+          retentionStep: afterMigrations((input) => store.retentionStep(input)),
+          maintainPartitions: afterMigrations((at) => store.maintainPartitions(at)),
+        },
+        windows: resolved.retention,
+        now,
+        logger,
+        scheduled: resolved.retention.sweep,
+      });
+      return upkeep;
+    },
     startWorker(overrides = {}) {
+      inbox.upkeep();
       const worker = startWorker({
         store,
         handlers: resolved.handlers,
@@ -418,6 +451,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       if (closed) return;
       closed = true;
       await Promise.all([...workers].map((w) => w.stop(resolved.worker.shutdownTimeoutMs)));
+      await upkeep?.stop();
       await audit?.stop();
       await migrated.catch(() => undefined);
       await store.close();

@@ -1,5 +1,5 @@
+import type { KeyObject } from "node:crypto";
 import type { AuditStore } from "../store/audit-types.ts";
-import type { RetentionStore } from "../store/retention-types.ts";
 import { appendToRange, type CompactRange, EMPTY_RANGE, rangeRoot } from "./compact-range.ts";
 import { encodeLeaf, leafFieldsOf } from "./leaf.ts";
 import {
@@ -10,6 +10,7 @@ import {
   leafHash,
   subtreesFor,
 } from "./merkle.ts";
+import { verifyTreeHead } from "./tree-head.ts";
 
 /** A tree size and its root: a head before (or without) its signature. */
 export interface TreeState {
@@ -114,41 +115,82 @@ export interface LogVerification {
   readonly defect: LogDefect | null;
 }
 
+/** How `verifyLog` tells an event removed by `retention.events` from a deleted one. */
+export interface ExpiryPolicy {
+  /** The key heads must be signed with (never the one a stored head names). */
+  readonly trustedKey: KeyObject;
+  /** `retention.events` in ms; null when it is off: then no event may be missing. */
+  readonly eventsMs: number | null;
+  /** The verifier's clock (ms). */
+  readonly now: number;
+}
+
+/** How many stored heads signed before the cut verify looks through for one that verifies. */
+const anchorCandidates = 100;
+
+/**
+ * The head retention is checked against: the largest stored head signed at or before
+ * `now - eventsMs` whose signature verifies with the trusted key. Its leaves were appended before
+ * that time, so their events may have expired; any later leaf's event may not be missing.
+ * Nothing the database says about retention (its `events_before` mark, a leaf's event id) is
+ * trusted: only a signature and the verifier's own clock and policy.
+ */
+async function expiryAnchor(
+  store: Pick<AuditStore, "treeHeadsSignedBy">,
+  expiry: ExpiryPolicy | undefined,
+): Promise<TreeState | null> {
+  if (!expiry || expiry.eventsMs === null) return null;
+  const heads = await store.treeHeadsSignedBy(expiry.now - expiry.eventsMs, anchorCandidates);
+  return heads.find((h) => verifyTreeHead(h, expiry.trustedKey)) ?? null;
+}
+
 /**
  * Rechecks the stored log against a trusted head: walks every leaf in order (a page at a time,
  * by a seq cursor: never the whole table in memory), recomputes each leaf from its event as
  * stored now, compares it with the stored leaf hash, folds the recomputed leaves into a root and
  * compares that with the head's root at the head's size; then looks for events with no leaf.
- * A leaf whose event was removed by `retention.events` (its id below the store's expiry mark) is
- * folded in as stored: its content is gone, but its hash is still bound to the head's root.
- * Stops at the first defect and names it.
+ * A leaf whose event row is gone is folded in as stored (expired by `retention.events`) only
+ * when it lies below the expiry anchor (see {@link ExpiryPolicy}): the largest head signed with
+ * the trusted key at or before `now - retention.events`, whose root is checked too. Any other
+ * missing event row is a defect. Stops at the first defect and names it.
  *
  * @example
  * ```ts
- * const result = await verifyLog(store, trustedHead);
+ * const result = await verifyLog(store, trustedHead, { expiry: { trustedKey, eventsMs, now: Date.now() } });
  * if (!result.ok) console.log(result.defect); // { seq: 41, eventId: "evt_…", reason: "…" }
  * ```
  */
 export async function verifyLog(
-  store: Pick<AuditStore, "auditLeafPage" | "auditUnloggedEvents"> &
-    Partial<Pick<RetentionStore, "eventsExpiredBefore">>,
+  store: Pick<AuditStore, "auditLeafPage" | "auditUnloggedEvents" | "treeHeadsSignedBy">,
   head: TreeState,
-  options: { pageSize?: number; onProgress?: (leaves: number) => void } = {},
+  options: { pageSize?: number; onProgress?: (leaves: number) => void; expiry?: ExpiryPolicy } = {},
 ): Promise<LogVerification> {
   const pageSize = options.pageSize ?? 1000;
-  // Events below this id were removed by retention.events: their leaves are taken as stored
-  // (the root still binds them to the head), and a row put back in their place is still checked.
-  const expiredBefore = (await store.eventsExpiredBefore?.()) ?? "";
+  const anchor = await expiryAnchor(store, options.expiry);
+  const expirableBelow = anchor?.size ?? 0;
   let range: CompactRange = EMPTY_RANGE;
   const fail = (seq: number | null, eventId: string | null, reason: string): LogVerification => ({
     ok: false,
     leaves: range.size,
     defect: { seq, eventId, reason },
   });
-  const checkRoot = (): LogVerification | null =>
-    range.size === head.size && !rangeRoot(range).equals(head.root)
-      ? fail(null, null, `the first ${head.size} leaves do not hash to the trusted head's root`)
-      : null;
+  const checkRoot = (): LogVerification | null => {
+    const root = () => rangeRoot(range);
+    if (range.size === head.size && !root().equals(head.root))
+      return fail(
+        null,
+        null,
+        `the first ${head.size} leaves do not hash to the trusted head's root`,
+      );
+    if (anchor && range.size === anchor.size && !root().equals(anchor.root)) {
+      return fail(
+        null,
+        null,
+        `the first ${anchor.size} leaves do not hash to the root of the signed head retention is checked against`,
+      );
+    }
+    return null;
+  };
   const atStart = checkRoot();
   if (atStart) return atStart;
   for (;;) {
@@ -157,7 +199,8 @@ export async function verifyLog(
       if (record.seq !== range.size) {
         return fail(range.size, null, `leaf ${range.size} is missing (next is ${record.seq})`);
       }
-      if (!record.event && record.eventId < expiredBefore) {
+      if (!record.event && record.seq < expirableBelow) {
+        // Expired by retention.events: its content is gone, its hash is still bound to the roots.
         range = appendToRange(range, record.hash).range;
         const mismatch = checkRoot();
         if (mismatch) return mismatch;
@@ -180,12 +223,12 @@ export async function verifyLog(
     options.onProgress?.(range.size);
     if (page.length < pageSize) break;
   }
-  if (range.size < head.size) {
-    return fail(
-      range.size,
-      null,
-      `the log ends at ${range.size} leaves; the head has ${head.size}`,
-    );
+  if (range.size < head.size || range.size < expirableBelow) {
+    const [which, size] =
+      head.size >= expirableBelow
+        ? ["the head", head.size]
+        : ["the signed head retention is checked against", expirableBelow];
+    return fail(range.size, null, `the log ends at ${range.size} leaves; ${which} has ${size}`);
   }
   const unlogged = await store.auditUnloggedEvents("", 1);
   if (unlogged[0] !== undefined) return fail(null, unlogged[0], "the event has no leaf");

@@ -29,6 +29,8 @@ export function startRetention(options: {
   windows: RetentionWindows;
   now: () => number;
   logger?: Logger;
+  /** false: no sweep at start nor hourly, only `sweep()` on demand (default true). */
+  scheduled?: boolean;
 }): RetentionSchedule {
   let running: Promise<RetentionCounts> | null = null;
   let stopped = false;
@@ -56,14 +58,14 @@ export function startRetention(options: {
         "retention sweep failed; next try in an hour",
       ),
     );
-  const timer = setInterval(scheduled, sweepIntervalMs);
-  timer.unref?.();
-  scheduled();
+  const timer = options.scheduled === false ? null : setInterval(scheduled, sweepIntervalMs);
+  timer?.unref?.();
+  if (timer) scheduled();
   return {
     sweep,
     async stop() {
       stopped = true;
-      clearInterval(timer);
+      if (timer) clearInterval(timer);
       await running?.catch(() => undefined);
     },
   };

@@ -10,6 +10,7 @@ import {
 } from "../audit/tree-head.ts";
 import { treeHeads } from "../audit/tree-heads.ts";
 import { loadConfigFile, resolveStoreUrl } from "../config/index.ts";
+import { resolveRetention } from "../config/resolve-retention.ts";
 import { resolveSecret } from "../config/secrets.ts";
 import { hookinboxError } from "../errors.ts";
 import { proveConsistency, proveEvent, signHead } from "../operations/audit.ts";
@@ -31,7 +32,26 @@ async function signingKey(ctx: CliContext, configPath: string | undefined) {
   return loadAuditKey(configured, file).key;
 }
 
-/** The trusted head: `--head FILE` (its signature checked), else the newest stored head. */
+/** `retention.events` from the config file (null: off): how old a missing event may be. */
+async function configuredEventsMs(ctx: CliContext, configPath: string | undefined) {
+  const loaded = await loadConfigFile({ cwd: ctx.cwd, path: configPath });
+  const config = loaded?.config as
+    | {
+        retention?: Parameters<typeof resolveRetention>[0];
+        http?: { rejectedRetention?: Parameters<typeof resolveRetention>[1] };
+      }
+    | undefined;
+  return resolveRetention(config?.retention, config?.http?.rejectedRetention).eventsMs;
+}
+
+/** The key heads must verify with: `--key HEX`, else the configured signing key's public half. */
+async function trustedKey(ctx: CliContext, values: { key?: string; config?: string }) {
+  return values.key !== undefined
+    ? publicKeyFromHex(values.key)
+    : publicKeyFromHex(publicKeyHex(await signingKey(ctx, values.config)));
+}
+
+/** The trusted head: `--head FILE`, else the newest stored head; its signature checked. */
 async function trustedHead(
   ctx: CliContext,
   store: Store,
@@ -43,6 +63,12 @@ async function trustedHead(
       throw hookinboxError(
         "HOOKINBOX_AUDIT_HEAD_INVALID",
         "no head is stored yet; pass --head FILE (a head saved with `hookinbox audit head`)",
+      );
+    }
+    if (!verifyTreeHead(stored, await trustedKey(ctx, values))) {
+      throw hookinboxError(
+        "HOOKINBOX_AUDIT_HEAD_INVALID",
+        `the newest stored head does not verify with ${values.key ?? "the configured key"}`,
       );
     }
     return {
@@ -58,11 +84,7 @@ async function trustedHead(
   }
   if (!parsed)
     throw hookinboxError("HOOKINBOX_AUDIT_HEAD_INVALID", `${values.head} is not a tree head`);
-  const trusted =
-    values.key !== undefined
-      ? publicKeyFromHex(values.key)
-      : publicKeyFromHex(publicKeyHex(await signingKey(ctx, values.config)));
-  if (!verifyTreeHead(parsed, trusted)) {
+  if (!verifyTreeHead(parsed, await trustedKey(ctx, values))) {
     throw hookinboxError(
       "HOOKINBOX_AUDIT_HEAD_INVALID",
       `${values.head}: the signature does not verify with ${values.key ?? "the configured key"}`,
@@ -80,6 +102,11 @@ async function verifyCommand(
   try {
     const { head, from } = await trustedHead(ctx, store, values);
     const result = await verifyLog(store, head, {
+      expiry: {
+        trustedKey: await trustedKey(ctx, values),
+        eventsMs: await configuredEventsMs(ctx, values.config),
+        now: Date.now(),
+      },
       onProgress: (leaves) => ctx.stderr.write(`\rchecked ${leaves} leaves`),
     });
     ctx.stderr.write("\n");

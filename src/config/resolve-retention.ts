@@ -8,6 +8,8 @@ export interface ResolvedRetention {
   readonly receiptsMs: number | null;
   readonly rejectedMs: number;
   readonly dedupMs: number;
+  /** Whether processes sweep on their own, hourly (`retention.sweep`, default true). */
+  readonly sweep: boolean;
 }
 
 /** The default dedup window: over ten times the longest documented provider retry window (3 d). */
@@ -40,6 +42,7 @@ export function resolveRetention(
         receipts?: Duration;
         rejected?: Duration;
         dedup?: Duration;
+        sweep?: boolean;
       }
     | undefined,
   httpRejectedRetention: Duration,
@@ -66,5 +69,6 @@ export function resolveRetention(
     receiptsMs: ms(retention?.receipts),
     rejectedMs: rejected ?? legacy ?? 7 * 86_400_000,
     dedupMs,
+    sweep: retention?.sweep ?? true,
   };
 }

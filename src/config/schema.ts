@@ -166,9 +166,12 @@ export const configSchema = z.strictObject({
    * `rejected`: rejected receipts (default `http.rejectedRetention`, else 7d).
    * `dedup`: how long a dedup key is kept, so a resend within it is a duplicate (default 35d,
    * over ten times the longest documented provider retry window, 3 days).
+   * `sweep`: false stops every process (`hookinbox start` and `inbox.startWorker()`) from
+   * sweeping hourly on its own; run `hookinbox retention run` on a schedule instead.
    */
   retention: z
     .strictObject({
+      sweep: z.boolean().optional(),
       payloads: duration.optional(),
       events: duration.optional(),
       receipts: duration.optional(),

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { toNodeListener } from "../adapters/node.ts";
-import { type RetentionSchedule, startRetention } from "../audit/retention-schedule.ts";
+import type { RetentionSchedule } from "../audit/retention-schedule.ts";
 import type { HookinboxConfig } from "../config/index.ts";
 import { createInbox, type Inbox, type InboxOptions } from "../inbox.ts";
 import type { Worker } from "../queue/worker.ts";
@@ -83,12 +83,7 @@ export async function startGateway(
   // the store (PostgreSQL NOTIFY) or its poll.
   // Retention (rejected receipts after 7 days and dedup keys after 35 by default; payloads,
   // events and receipts when configured), swept hourly; PostgreSQL partitions are made ahead.
-  const retention = startRetention({
-    store: inbox.store,
-    windows: inbox.config.retention,
-    now: inbox.now,
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
+  const retention = inbox.upkeep();
   // Tree heads of the audit log: signed every audit.headInterval when the log grew. The key is
   // loaded (or made) now, so a bad key fails the start and the public key can be printed.
   try {

@@ -1,4 +1,4 @@
-import { type RetentionSchedule, startRetention } from "../audit/retention-schedule.ts";
+import type { RetentionSchedule } from "../audit/retention-schedule.ts";
 import type { HookinboxConfig } from "../config/index.ts";
 import { createInbox, type Inbox, type InboxOptions } from "../inbox.ts";
 import type { Worker } from "../queue/worker.ts";
@@ -47,12 +47,7 @@ export async function startWorkerProcess(
   }
   // Retention (rejected receipts after 7 days and dedup keys after 35 by default; payloads,
   // events and receipts when configured), swept hourly; PostgreSQL partitions are made ahead.
-  const retention = startRetention({
-    store: inbox.store,
-    windows: inbox.config.retention,
-    now: inbox.now,
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
+  const retention = inbox.upkeep();
   const worker = inbox.startWorker();
   return {
     inbox,

@@ -52,4 +52,9 @@ export interface AuditStore {
   latestTreeHead(): Promise<StoredTreeHead | null>;
   /** The newest stored head of exactly this size, or null. */
   treeHeadOfSize(size: number): Promise<StoredTreeHead | null>;
+  /**
+   * Stored heads signed at or before `at` (ms), largest size first, at most `limit`: what verify
+   * checks retention against (signatures unchecked here: verify checks them with a trusted key).
+   */
+  treeHeadsSignedBy(at: number, limit: number): Promise<StoredTreeHead[]>;
 }

@@ -34,8 +34,9 @@ export interface RetentionStore {
   /** PostgreSQL: creates the time partitions of the coming days; SQLite: nothing. */
   maintainPartitions(now: number): Promise<number>;
   /**
-   * Event ids below this were expired by `retention.events` ("" when never): a leaf whose event
-   * row is gone and whose id sorts below it was removed by retention, not by tampering.
+   * Event ids below this were expired by `retention.events` ("" when never): what the API says
+   * for a gone event (410, not 404). Only a hint: it is an ordinary row, so `audit verify` never
+   * trusts it (it checks expiry against signed heads, see src/audit/log.ts).
    */
   eventsExpiredBefore(): Promise<string>;
 }

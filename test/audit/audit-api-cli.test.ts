@@ -1,44 +1,58 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseAuditKey } from "../../src/audit/audit-key.ts";
 import { verifyConsistency, verifyInclusion } from "../../src/audit/merkle.ts";
-import { parseTreeHeadJson, publicKeyFromHex, verifyTreeHead } from "../../src/audit/tree-head.ts";
+import { runRetention } from "../../src/audit/retention.ts";
+import {
+  parseTreeHeadJson,
+  publicKeyFromHex,
+  publicKeyHex,
+  verifyTreeHead,
+} from "../../src/audit/tree-head.ts";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
+import { openStore } from "../../src/store/open-store.ts";
 import { runCli } from "../helpers/cli-capture.ts";
 import { stripeRequest, testSources } from "../helpers/signers.ts";
-import { tempDir } from "../helpers/temp.ts";
+import { storeFactories, type TestStore } from "../helpers/stores.ts";
+import { eventsOnly } from "./opened-store.ts";
 
-// The audit log over real HTTP and the real CLI, on a SQLite file: the key made on first start
-// is served, heads verify with it, proofs verify against heads, and `audit verify` against a
-// saved head passes until a row is edited, then names it.
+// The audit log over real HTTP and the real CLI, on a SQLite file and on PostgreSQL: the key
+// (made on first start beside the SQLite file; from HOOKINBOX_AUDIT_KEY on PostgreSQL) is
+// served, heads verify with it and reach the witness file and a loopback witness URL once each,
+// proofs verify against heads, `audit verify` against a saved head passes until a row is edited,
+// then names it, and an expired event answers 410 while its proof is still served.
 
 const token = "test-admin-token";
+const seed = "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb";
 let gateway: Gateway;
-let dir: string;
-let cleanup: () => void;
+let db: TestStore;
 let witnessFile: string;
+let witness: Server;
+/** The bodies POSTed to the witness URL, parsed, in arrival order. */
+let witnessed: unknown[];
 
-beforeEach(async () => {
-  const tmp = tempDir();
-  dir = tmp.dir;
-  cleanup = tmp.cleanup;
-  witnessFile = join(dir, "witness.jsonl");
-  gateway = await startGateway(
-    {
-      store: `sqlite:${join(dir, "hookinbox.db")}`,
-      sources: testSources,
-      audit: { witness: { file: witnessFile } },
-    },
-    // env {}: DATABASE_URL, when the test run sets it, must not move this store to PostgreSQL.
-    { port: 0, adminToken: token, env: {} },
-  );
-});
+async function startWitness(): Promise<string> {
+  witnessed = [];
+  witness = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      expect(request.method).toBe("POST");
+      expect(request.headers["content-type"]).toBe("application/json");
+      witnessed.push(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => witness.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(witness.address() as AddressInfo).port}/heads`;
+}
 
-afterEach(async () => {
-  await gateway.close();
-  cleanup();
-});
+/** The key's source per store: the generated key file on SQLite, the variable on PostgreSQL. */
+const envOf = (kind: string): Record<string, string> =>
+  kind === "postgres" ? { HOOKINBOX_AUDIT_KEY: seed } : {};
 
 async function api(path: string, method = "GET") {
   const response = await fetch(`${gateway.url}${path}`, {
@@ -55,13 +69,38 @@ async function post(id: string) {
   return ((await response.json()) as { eventId: string }).eventId;
 }
 
-describe("audit API and CLI (sqlite)", () => {
+const stores = storeFactories().filter((f) => f.name !== "pgbouncer");
+
+describe.each(stores)("audit API and CLI ($name)", ({ open, kind }) => {
+  beforeEach(async () => {
+    db = await open();
+    witnessFile = join(db.dir, "witness.jsonl");
+    gateway = await startGateway(
+      {
+        store: db.url,
+        sources: testSources,
+        audit: { witness: { file: witnessFile, url: await startWitness() } },
+      },
+      // env: DATABASE_URL, when the test run sets it, must not move this store elsewhere.
+      { port: 0, adminToken: token, env: envOf(kind) },
+    );
+  });
+
+  afterEach(async () => {
+    await gateway.close();
+    await new Promise((resolve) => witness.close(resolve));
+    await db.cleanup();
+  });
+
   it("serves the key, signed heads, inclusion and consistency proofs that verify", async () => {
-    const keyFile = join(dir, "audit-ed25519.pem");
-    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
     const key = await api("/api/audit/key");
     expect(key.status).toBe(200);
     expect(key.body.algorithm).toBe("Ed25519");
+    if (kind === "sqlite") {
+      expect(statSync(join(db.dir, "audit-ed25519.pem")).mode & 0o777).toBe(0o600);
+    } else {
+      expect(key.body.publicKey).toBe(publicKeyHex(parseAuditKey(seed, "test")));
+    }
     const trusted = publicKeyFromHex(key.body.publicKey);
 
     const ids: string[] = [];
@@ -105,55 +144,81 @@ describe("audit API and CLI (sqlite)", () => {
       .split("\n")
       .map((l) => JSON.parse(l));
     expect(lines).toEqual([first.body, second.body]);
+    // And POSTed to the witness URL, signed, once each.
+    expect(witnessed).toEqual([first.body, second.body]);
     // A duplicate delivery is a receipt, not a leaf.
     await post("evt_audit_0");
-    expect((await api("/api/audit/head", "POST")).body.size).toBe(11);
+    const third = await api("/api/audit/head", "POST");
+    expect(third.body.size).toBe(11);
+    expect(witnessed).toEqual([first.body, second.body, third.body]);
+    for (const head of witnessed)
+      expect(verifyTreeHead(parseTreeHeadJson(head)!, trusted)).toBe(true);
   });
 
   it("audit verify passes against a saved head and names the first edited row", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 9; i++) ids.push(await post(`evt_v_${i}`));
-    const config = join(dir, "hookinbox.config.json");
-    writeFileSync(
-      config,
-      JSON.stringify({ store: `sqlite:${join(dir, "hookinbox.db")}`, retention: { payloads: 0 } }),
-    );
-    const head = await runCli(["audit", "head", "--config", config]);
+    const config = join(db.dir, "hookinbox.config.json");
+    writeFileSync(config, JSON.stringify({ store: db.url, retention: { payloads: 0 } }));
+    const env = envOf(kind);
+    const cli = (args: string[]) => runCli([...args, "--config", config], env);
+    const head = await cli(["audit", "head"]);
     expect(head.code).toBe(0);
-    const headFile = join(dir, "head.json");
+    const headFile = join(db.dir, "head.json");
     writeFileSync(headFile, head.stdout);
     expect(JSON.parse(head.stdout).size).toBe(9);
 
-    const ok = await runCli(["audit", "verify", "--config", config, "--head", headFile]);
+    const ok = await cli(["audit", "verify", "--head", headFile]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/^ok: 9 leaves match their events; the first 9 hash to root/);
 
     // Retention empties every payload (no event here has a delivery); the log still verifies.
-    const dry = await runCli(["retention", "run", "--dry-run", "--config", config]);
+    const dry = await cli(["retention", "run", "--dry-run"]);
     expect(dry.stdout).toMatch(/^would purge 9 payloads, /);
-    const run = await runCli(["retention", "run", "--config", config]);
+    const run = await cli(["retention", "run"]);
     expect(run.stdout).toMatch(/^purged 9 payloads, /);
     expect((await api(`/api/events/${ids[4]}`)).body.purgedAt).toEqual(expect.any(String));
-    const after = await runCli(["audit", "verify", "--config", config, "--head", headFile]);
+    const after = await cli(["audit", "verify", "--head", headFile]);
     expect(after.code).toBe(0);
 
-    const prove = await runCli(["audit", "prove", ids[4]!, "--config", config]);
+    const prove = await cli(["audit", "prove", ids[4]!]);
     expect(JSON.parse(prove.stdout)).toMatchObject({ eventId: ids[4], leafIndex: 4, treeSize: 9 });
-    const consistency = await runCli(["audit", "consistency", "--from", "3", "--config", config]);
+    const consistency = await cli(["audit", "consistency", "--from", "3"]);
     expect(JSON.parse(consistency.stdout)).toMatchObject({ from: 3, to: 9 });
 
-    const db = new Database(join(dir, "hookinbox.db"));
-    db.prepare("UPDATE events SET received_at = received_at + 1 WHERE id = ?").run(ids[5]);
-    db.close();
-    const bad = await runCli(["audit", "verify", "--config", config, "--head", headFile]);
+    await db.rows("UPDATE events SET received_at = received_at + 1 WHERE id = ?", [ids[5]]);
+    const bad = await cli(["audit", "verify", "--head", headFile]);
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim().split("\n").at(-1)).toBe(
       `hookinbox: HOOKINBOX_AUDIT_VERIFY_FAILED: The stored log does not match the trusted tree head: leaf 5 ${ids[5]}: the event as stored does not match its leaf`,
     );
     const forged = { ...JSON.parse(head.stdout), size: 8 };
     writeFileSync(headFile, JSON.stringify(forged));
-    const refused = await runCli(["audit", "verify", "--config", config, "--head", headFile]);
+    const refused = await cli(["audit", "verify", "--head", headFile]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^hookinbox: HOOKINBOX_AUDIT_HEAD_INVALID: /);
+  });
+
+  it("answers 410 HOOKINBOX_EVENT_EXPIRED for an expired event and still serves its proof", async () => {
+    const ids = [await post("evt_old_0"), await post("evt_old_1")];
+    await api("/api/audit/head", "POST");
+    // Retention as if run 400 days from now, with retention.events 365d: both events expire.
+    const store = openStore(db.url);
+    const day = 86_400_000;
+    const swept = await runRetention(store, eventsOnly(365 * day), {
+      now: Date.now() + 400 * day,
+      dryRun: false,
+    });
+    await store.close();
+    expect(swept.events).toBe(2);
+    const gone = await api(`/api/events/${ids[0]}`);
+    expect(gone.status).toBe(410);
+    expect(gone.body.error.code).toBe("HOOKINBOX_EVENT_EXPIRED");
+    const never = await api("/api/events/evt_01J0000000000000000000000Z");
+    expect(never.status).toBe(404);
+    expect(never.body.error.code).toBe("HOOKINBOX_EVENT_NOT_FOUND");
+    const proof = await api(`/api/audit/proof/${ids[1]}`);
+    expect(proof.status).toBe(200);
+    expect(proof.body).toMatchObject({ eventId: ids[1], leafIndex: 1, treeSize: 2 });
   });
 });

@@ -28,3 +28,16 @@ export async function openedStore(
   await store.migrate();
   return { db, store };
 }
+
+/**
+ * Retention windows with only `events` set (rejected receipts and dedup keys at their defaults).
+ *
+ * @example
+ * ```ts
+ * await runRetention(store, eventsOnly(365 * 86_400_000), { now, dryRun: false });
+ * ```
+ */
+export function eventsOnly(eventsMs: number) {
+  const day = 86_400_000;
+  return { payloadsMs: null, eventsMs, receiptsMs: null, rejectedMs: 7 * day, dedupMs: 35 * day };
+}

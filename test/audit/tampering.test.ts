@@ -1,55 +1,83 @@
-import { join } from "node:path";
+import { generateKeyPairSync } from "node:crypto";
 import Database from "better-sqlite3";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeLeaf, leafFieldsOf } from "../../src/audit/leaf.ts";
 import { type LogVerification, rootAt, verifyLog } from "../../src/audit/log.ts";
 import { leafHash } from "../../src/audit/merkle.ts";
+import { runRetention } from "../../src/audit/retention.ts";
+import { signTreeHead } from "../../src/audit/tree-head.ts";
+import { ulidTimePrefix } from "../../src/ids.ts";
+import type { AuditStore } from "../../src/store/audit-types.ts";
 import { openStore } from "../../src/store/open-store.ts";
+import { auditPostgres } from "../../src/store/postgres/audit.ts";
+import { parsePostgresUrl } from "../../src/store/postgres/connection.ts";
+import { schemaNames } from "../../src/store/postgres/schema-names.ts";
 import { prepareAuditReads } from "../../src/store/sqlite/audit.ts";
-import { tempDir } from "../helpers/temp.ts";
+import { dialectOf } from "../helpers/dialect.ts";
+import { schemaPool, storeFactories, type TestStore } from "../helpers/stores.ts";
 import { acceptInput } from "../store/conformance.ts";
+import { eventsOnly } from "./opened-store.ts";
 
-// 10,000 random tamperings of a stored log, each detected by verify against an earlier head.
-// The log (24 events, head signed at 20) is built once through the real store; each tampering
-// runs in a transaction on a second connection, verify reads through that same connection (so
-// it sees the tampered rows), and the transaction is rolled back before the next one.
+// Random tamperings of a stored log, each detected by verify against an earlier head: 10,000 on
+// SQLite, 1,000 on PostgreSQL (each costs a dozen round trips there). The log (24 events, the
+// first 6 received 400 days ago and expired by retention.events: 365d, the trusted head signed at
+// 20) is built once through the real store; each tampering runs in a transaction on a second
+// connection, verify reads through that same connection (so it sees the tampered rows), and the
+// transaction is rolled back before the next one.
 
 const EVENTS = 24;
+const EXPIRED = 6;
 const HEAD_SIZE = 20;
-const TAMPERINGS = 10_000;
+const day = 86_400_000;
+const now = Date.UTC(2026, 2, 1, 12);
+const eventsMs = 365 * day;
+const receivedAt = (seq: number) =>
+  seq < EXPIRED ? now - 400 * day + seq * 1_000 : now - day + seq * 1_000;
+const { privateKey, publicKey } = generateKeyPairSync("ed25519");
 
-let dir: { dir: string; cleanup(): void };
-let db: Database.Database;
-let head: { size: number; root: Buffer };
+/** SQL on the tampering connection, `?` placeholders on both stores. */
+interface Tamperer {
+  run(sql: string, params?: unknown[]): Promise<void>;
+  all<Row>(sql: string, params?: unknown[]): Promise<Row[]>;
+  /** The audit reads verify uses, through the same connection. */
+  readonly audit: Pick<AuditStore, "auditLeafPage" | "auditUnloggedEvents" | "treeHeadsSignedBy">;
+  close(): Promise<void>;
+}
 
-beforeAll(async () => {
-  dir = tempDir();
-  const url = `sqlite:${join(dir.dir, "hookinbox.db")}`;
-  const store = openStore(url);
-  await store.migrate();
-  for (let i = 0; i < EVENTS; i++) {
-    await store.accept(
-      acceptInput({
-        body: new TextEncoder().encode(`{"id":"evt_${i}","amount":${i * 100}}`),
-        headers: [
-          ["Content-Type", "application/json"],
-          ["X-Delivery", `d${i}`],
-        ],
-        receivedAt: 1_767_225_600_000 + i * 1_000,
-        identity: { dedupKey: `evt_${i}` },
-      }),
-    );
-    if (i + 1 === HEAD_SIZE) head = { size: HEAD_SIZE, root: await rootAt(store, HEAD_SIZE) };
-  }
-  await store.close();
-  db = new Database(join(dir.dir, "hookinbox.db"));
+function sqliteTamperer(url: string): Tamperer {
+  const db = new Database(url.slice("sqlite:".length));
   db.pragma("foreign_keys = ON");
-});
+  const reads = prepareAuditReads(db);
+  return {
+    run: async (sql, params = []) => void db.prepare(sql).run(...params),
+    all: async <Row>(sql: string, params: unknown[] = []) =>
+      db.prepare(sql).all(...params) as Row[],
+    audit: {
+      auditLeafPage: async (afterSeq, limit) => reads.leafPage(afterSeq, limit),
+      auditUnloggedEvents: async (afterId, limit) => reads.unlogged(afterId, limit),
+      treeHeadsSignedBy: async (at, limit) => reads.signedBy(at, limit),
+    },
+    close: async () => void db.close(),
+  };
+}
 
-afterAll(() => {
-  db.close();
-  dir.cleanup();
-});
+async function postgresTamperer(url: string): Promise<Tamperer> {
+  const pool = schemaPool(url, 1);
+  const client: pg.PoolClient = await pool.connect();
+  const { sql } = dialectOf(url);
+  const audit = auditPostgres(client, schemaNames(parsePostgresUrl(url).schema));
+  return {
+    run: async (text, params = []) => void (await client.query(sql(text), params)),
+    all: async <Row>(text: string, params: unknown[] = []) =>
+      (await client.query(sql(text), params)).rows as Row[],
+    audit,
+    close: async () => {
+      client.release();
+      await pool.end();
+    },
+  };
+}
 
 /** Deterministic randomness (mulberry32), so a failure reproduces. */
 function random(seed: number) {
@@ -71,177 +99,251 @@ interface EventRow {
   dedup_key: string;
   received_at: number;
   body: Buffer;
-  headers: string;
+  headers: Array<[string, string]>;
 }
 
-function eventAt(seq: number): EventRow {
-  return db
-    .prepare<[number], EventRow>(
-      "SELECT e.*, l.seq FROM events e JOIN audit_leaves l ON l.event_id = e.id WHERE l.seq = ?",
-    )
-    .get(seq)!;
-}
-
-function deleteEvent(id: string) {
-  db.prepare("DELETE FROM receipts WHERE event_id = ?").run(id);
-  db.prepare("DELETE FROM events WHERE id = ?").run(id);
-}
-
-/** The leaf an attacker who knows the encoding would write for a changed event. */
-function forgedLeaf(row: EventRow): Buffer {
-  return leafHash(
-    encodeLeaf(
-      leafFieldsOf(row.seq, {
-        source: row.source,
-        dedupKey: row.dedup_key,
-        receivedAt: row.received_at,
-        body: row.body,
-        headers: JSON.parse(row.headers),
-      }),
-    ),
-  );
-}
+/** A forged event id inside the day of `at` (PostgreSQL keeps a partition per day of ids). */
+const forgedId = (at: number, n: number) =>
+  `evt_${ulidTimePrefix(at)}FORGED${String(n).padStart(10, "0")}`;
 
 /** Each kind changes the stored log so that it no longer extends the head; returns its name. */
-const tamperings: Array<(rng: Rng) => string> = [
-  (rng) => {
-    const row = eventAt(rng.int(EVENTS));
-    const body = Buffer.from(row.body);
-    const at = rng.int(body.length);
-    body[at] = body[at]! ^ (1 + rng.int(255));
-    db.prepare("UPDATE events SET body = ? WHERE id = ?").run(body, row.id);
-    return "body byte";
-  },
-  (rng) => {
-    const row = eventAt(rng.int(EVENTS));
-    const headers = JSON.parse(row.headers) as [string, string][];
-    const pick = rng.int(4);
-    if (pick === 0) headers.push(["X-Injected", "1"]);
-    else if (pick === 1) headers.splice(rng.int(headers.length), 1);
-    else if (pick === 2) headers[0]![1] = `${headers[0]![1]} `;
-    else headers[1]![0] = headers[1]![0].toLowerCase();
-    db.prepare("UPDATE events SET headers = ? WHERE id = ?").run(JSON.stringify(headers), row.id);
-    return "header";
-  },
-  (rng) => {
-    const row = eventAt(rng.int(EVENTS));
-    const delta = (1 + rng.int(86_400_000)) * (rng.int(2) === 0 ? 1 : -1);
-    db.prepare("UPDATE events SET received_at = ? WHERE id = ?").run(
-      row.received_at + delta,
-      row.id,
+function tamperingsOf(db: Tamperer): Array<(rng: Rng) => Promise<string>> {
+  /** A living (not expired) event and its leaf's seq, `pick` in [0, count). */
+  const eventAt = async (seq: number): Promise<EventRow> => {
+    const [row] = await db.all<EventRow & { headers: unknown; received_at: number | string }>(
+      "SELECT e.*, l.seq FROM events e JOIN audit_leaves l ON l.event_id = e.id WHERE l.seq = ?",
+      [seq],
     );
-    return "received-at";
-  },
-  (rng) => {
-    deleteEvent(eventAt(rng.int(EVENTS)).id);
-    return "delete event row";
-  },
-  (rng) => {
-    db.prepare("DELETE FROM audit_leaves WHERE seq = ?").run(rng.int(EVENTS));
-    return "delete leaf row";
-  },
-  (rng) => {
-    const row = eventAt(rng.int(HEAD_SIZE));
-    db.prepare("DELETE FROM audit_leaves WHERE seq = ?").run(row.seq);
-    deleteEvent(row.id);
-    return "delete event and leaf";
-  },
-  (rng) => {
-    const n = rng.int(1_000_000);
-    db.prepare(
-      `INSERT INTO events (id, source, dedup_key, status, received_at, body, headers)
-       VALUES (?, 'stripe', ?, 'ignored', ?, X'7b7d', '[]')`,
-    ).run(`evt_forged_${n}`, `forged_${n}`, 1_767_225_600_000 + n);
-    return "insert event row";
-  },
-  (rng) => {
-    const row = eventAt(rng.int(EVENTS));
-    const n = rng.int(1_000_000);
-    db.prepare(
+    const headers = typeof row!.headers === "string" ? JSON.parse(row!.headers) : row!.headers;
+    return { ...row!, headers, received_at: Number(row!.received_at) };
+  };
+  const living = (rng: Rng, below = EVENTS) => eventAt(EXPIRED + rng.int(below - EXPIRED));
+  const deleteEvent = async (id: string) => {
+    await db.run("DELETE FROM receipts WHERE event_id = ?", [id]);
+    await db.run("DELETE FROM events WHERE id = ?", [id]);
+  };
+  const setLeafEvent = (seq: number, id: string) =>
+    db.run("UPDATE audit_leaves SET event_id = ? WHERE seq = ?", [id, seq]);
+  const insertEvent = (
+    id: string,
+    row: Pick<EventRow, "source" | "received_at">,
+    like?: EventRow,
+  ) =>
+    db.run(
       `INSERT INTO events (id, source, dedup_key, status, received_at, body, headers)
        VALUES (?, ?, ?, 'ignored', ?, ?, ?)`,
-    ).run(`evt_forged_${n}`, row.source, `forged_${n}`, row.received_at, row.body, row.headers);
-    db.prepare("UPDATE audit_leaves SET event_id = ? WHERE seq = ?").run(
-      `evt_forged_${n}`,
-      row.seq,
+      [
+        id,
+        row.source,
+        `forged_${id}`,
+        row.received_at,
+        like?.body ?? Buffer.from("{}"),
+        JSON.stringify(like?.headers ?? []),
+      ],
     );
-    return "insert event in a leaf's place";
-  },
-  (rng) => {
-    const a = rng.int(EVENTS);
-    const b = (a + 1 + rng.int(EVENTS - 1)) % EVENTS;
-    const ea = eventAt(a).id;
-    const eb = eventAt(b).id;
-    db.prepare("UPDATE audit_leaves SET event_id = ? WHERE seq = ?").run(`tmp_${ea}`, a);
-    db.prepare("UPDATE audit_leaves SET event_id = ? WHERE seq = ?").run(ea, b);
-    db.prepare("UPDATE audit_leaves SET event_id = ? WHERE seq = ?").run(eb, a);
-    return "reorder two events";
-  },
-  (rng) => {
-    const a = rng.int(EVENTS);
-    const b = (a + 1 + rng.int(EVENTS - 1)) % EVENTS;
-    const [ha, hb] = [a, b].map(
-      (seq) =>
-        db
-          .prepare<[number], { hash: Buffer }>("SELECT hash FROM audit_leaves WHERE seq = ?")
-          .get(seq)!.hash,
+  /** The leaf an attacker who knows the encoding would write for a changed event. */
+  const forgedLeaf = (row: EventRow): Buffer =>
+    leafHash(
+      encodeLeaf(
+        leafFieldsOf(row.seq, {
+          source: row.source,
+          dedupKey: row.dedup_key,
+          receivedAt: row.received_at,
+          body: row.body,
+          headers: row.headers,
+        }),
+      ),
     );
-    db.prepare("UPDATE audit_leaves SET seq = -1 WHERE seq = ?").run(a);
-    db.prepare("UPDATE audit_leaves SET seq = ? WHERE seq = ?").run(a, b);
-    db.prepare("UPDATE audit_leaves SET seq = ? WHERE seq = -1").run(b);
-    expect(ha!.equals(hb!)).toBe(false);
-    return "reorder two leaves";
-  },
-  (rng) => {
-    const from = rng.int(HEAD_SIZE);
-    const ids = db
-      .prepare<[number], { event_id: string }>("SELECT event_id FROM audit_leaves WHERE seq >= ?")
-      .all(from);
-    db.prepare("DELETE FROM audit_leaves WHERE seq >= ?").run(from);
-    for (const { event_id } of ids) deleteEvent(event_id);
-    return "truncate";
-  },
-  (rng) => {
-    // A careful attacker: change the event and rewrite its stored leaf to match.
-    const row = eventAt(rng.int(HEAD_SIZE));
-    const body = Buffer.concat([row.body, Buffer.from(" ")]);
-    db.prepare("UPDATE events SET body = ? WHERE id = ?").run(body, row.id);
-    db.prepare("UPDATE audit_leaves SET hash = ? WHERE seq = ?").run(
-      forgedLeaf({ ...row, body }),
-      row.seq,
-    );
-    return "edit event and rewrite its leaf";
-  },
-];
+  return [
+    async (rng) => {
+      const row = await living(rng);
+      const body = Buffer.from(row.body);
+      const at = rng.int(body.length);
+      body[at] = body[at]! ^ (1 + rng.int(255));
+      await db.run("UPDATE events SET body = ? WHERE id = ?", [body, row.id]);
+      return "body byte";
+    },
+    async (rng) => {
+      const row = await living(rng);
+      const headers = row.headers;
+      const pick = rng.int(4);
+      if (pick === 0) headers.push(["X-Injected", "1"]);
+      else if (pick === 1) headers.splice(rng.int(headers.length), 1);
+      else if (pick === 2) headers[0]![1] = `${headers[0]![1]} `;
+      else headers[1]![0] = headers[1]![0].toLowerCase();
+      await db.run("UPDATE events SET headers = ? WHERE id = ?", [JSON.stringify(headers), row.id]);
+      return "header";
+    },
+    async (rng) => {
+      const row = await living(rng);
+      const delta = (1 + rng.int(86_400_000)) * (rng.int(2) === 0 ? 1 : -1);
+      await db.run("UPDATE events SET received_at = ? WHERE id = ?", [
+        row.received_at + delta,
+        row.id,
+      ]);
+      return "received-at";
+    },
+    async (rng) => {
+      await deleteEvent((await living(rng)).id);
+      return "delete event row";
+    },
+    async (rng) => {
+      await db.run("DELETE FROM audit_leaves WHERE seq = ?", [rng.int(EVENTS)]);
+      return "delete leaf row";
+    },
+    async (rng) => {
+      const row = await living(rng, HEAD_SIZE);
+      await db.run("DELETE FROM audit_leaves WHERE seq = ?", [row.seq]);
+      await deleteEvent(row.id);
+      return "delete event and leaf";
+    },
+    async (rng) => {
+      const at = receivedAt(EXPIRED + rng.int(EVENTS - EXPIRED)) + rng.int(1_000);
+      await insertEvent(forgedId(at, rng.int(1_000_000)), { source: "stripe", received_at: at });
+      return "insert event row";
+    },
+    async (rng) => {
+      const row = await living(rng);
+      const id = forgedId(row.received_at, rng.int(1_000_000));
+      await insertEvent(id, row, row);
+      await setLeafEvent(row.seq, id);
+      return "insert event in a leaf's place";
+    },
+    async (rng) => {
+      const a = EXPIRED + rng.int(EVENTS - EXPIRED);
+      const b = EXPIRED + ((a - EXPIRED + 1 + rng.int(EVENTS - EXPIRED - 1)) % (EVENTS - EXPIRED));
+      const ea = (await eventAt(a)).id;
+      const eb = (await eventAt(b)).id;
+      await setLeafEvent(a, `tmp_${ea}`);
+      await setLeafEvent(b, ea);
+      await setLeafEvent(a, eb);
+      return "reorder two events";
+    },
+    async (rng) => {
+      const a = rng.int(EVENTS);
+      const b = (a + 1 + rng.int(EVENTS - 1)) % EVENTS;
+      await db.run("UPDATE audit_leaves SET seq = -1 WHERE seq = ?", [a]);
+      await db.run("UPDATE audit_leaves SET seq = ? WHERE seq = ?", [a, b]);
+      await db.run("UPDATE audit_leaves SET seq = ? WHERE seq = -1", [b]);
+      return "reorder two leaves";
+    },
+    async (rng) => {
+      const from = rng.int(HEAD_SIZE);
+      const ids = await db.all<{ event_id: string }>(
+        "SELECT event_id FROM audit_leaves WHERE seq >= ?",
+        [from],
+      );
+      await db.run("DELETE FROM audit_leaves WHERE seq >= ?", [from]);
+      for (const { event_id } of ids) await deleteEvent(event_id);
+      return "truncate";
+    },
+    async (rng) => {
+      // A careful attacker: change the event and rewrite its stored leaf to match.
+      const row = await living(rng, HEAD_SIZE);
+      const body = Buffer.concat([row.body, Buffer.from(" ")]);
+      await db.run("UPDATE events SET body = ? WHERE id = ?", [body, row.id]);
+      await db.run("UPDATE audit_leaves SET hash = ? WHERE seq = ?", [
+        forgedLeaf({ ...row, body }),
+        row.seq,
+      ]);
+      return "edit event and rewrite its leaf";
+    },
+    async (rng) => {
+      // The expiry mark is a plain row: raised past everything, it must not excuse a recent gap.
+      await db.run(
+        `INSERT INTO retention_marks (name, value) VALUES ('events_before', 'evt_ZZZZZZZZZZ')
+         ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+      );
+      await deleteEvent((await living(rng)).id);
+      return "raise the expiry mark and delete a recent event";
+    },
+    async (rng) => {
+      // A leaf's event id is not in its hash: renamed to an old-looking id, it proves nothing.
+      const row = await living(rng);
+      await setLeafEvent(row.seq, forgedId(now - 400 * day, rng.int(1_000_000)));
+      await deleteEvent(row.id);
+      return "rename a recent leaf's event to an old id and delete it";
+    },
+    async (rng) => {
+      // A head claiming every leaf is old, without the key's signature, does not count.
+      await db.run(
+        `INSERT INTO audit_heads (size, root, signed_at, public_key, signature)
+         VALUES (?, ?, ?, ?, ?)`,
+        [EVENTS, Buffer.alloc(32, 7), now - 399 * day, "00".repeat(32), Buffer.alloc(64, 1)],
+      );
+      await deleteEvent((await living(rng)).id);
+      return "forge an old head and delete a recent event";
+    },
+  ];
+}
 
-describe("tampering (sqlite)", () => {
-  // Heavy by design (real processes, thousands of rows); no time is asserted, so the shared CI
-  // machine gets room beyond the 60 s default.
+const stores = storeFactories().filter((f) => f.name !== "pgbouncer");
+
+describe.each(stores)("tampering ($name)", ({ open, kind }) => {
+  const TAMPERINGS = kind === "sqlite" ? 10_000 : 1_000;
+  let testStore: TestStore;
+  let db: Tamperer;
+  let head: { size: number; root: Buffer };
+
+  beforeAll(async () => {
+    testStore = await open();
+    const store = openStore(testStore.url);
+    await store.migrate();
+    for (let i = 0; i < EVENTS; i++) {
+      await store.accept(
+        acceptInput({
+          body: new TextEncoder().encode(`{"id":"evt_${i}","amount":${i * 100}}`),
+          headers: [
+            ["Content-Type", "application/json"],
+            ["X-Delivery", `d${i}`],
+          ],
+          receivedAt: receivedAt(i),
+          identity: { dedupKey: `evt_${i}` },
+        }),
+      );
+      if (i + 1 === EXPIRED) {
+        // The head retention is checked against: signed once the old events were in.
+        const tree = { size: EXPIRED, root: await rootAt(store, EXPIRED) };
+        await store.saveTreeHead(signTreeHead(privateKey, tree, receivedAt(i) + 10_000));
+      }
+      if (i + 1 === HEAD_SIZE) head = { size: HEAD_SIZE, root: await rootAt(store, HEAD_SIZE) };
+    }
+    const removed = await runRetention(store, eventsOnly(eventsMs), { now, dryRun: false });
+    expect(removed.events).toBe(EXPIRED);
+    await store.close();
+    db = kind === "sqlite" ? sqliteTamperer(testStore.url) : await postgresTamperer(testStore.url);
+  });
+
+  afterAll(async () => {
+    await db?.close();
+    await testStore?.cleanup();
+  });
+
+  // Heavy by design (thousands of rollbacks); no time is asserted, so the shared CI machine gets
+  // room beyond the 60 s default.
   it(`detects each of ${TAMPERINGS} random tamperings against a head of ${HEAD_SIZE} leaves`, async () => {
-    const reads = prepareAuditReads(db);
-    const store = {
-      auditLeafPage: async (afterSeq: number, limit: number) => reads.leafPage(afterSeq, limit),
-      auditUnloggedEvents: async (afterId: string, limit: number) => reads.unlogged(afterId, limit),
-    };
-    const check = (): Promise<LogVerification> => verifyLog(store, head, { pageSize: 7 });
+    const expiry = { trustedKey: publicKey, eventsMs, now };
+    const check = (): Promise<LogVerification> =>
+      verifyLog(db.audit, head, { pageSize: 7, expiry });
     expect(await check()).toEqual({ ok: true, leaves: EVENTS, defect: null });
+    const tamperings = tamperingsOf(db);
 
     const rng = random(13);
     const detected = new Map<string, number>();
     const reasons = new Set<string>();
     let missed = 0;
     for (let i = 0; i < TAMPERINGS; i++) {
-      db.exec("BEGIN");
+      await db.run("BEGIN");
       try {
-        const kind = tamperings[rng.int(tamperings.length)]!(rng);
+        const name = await tamperings[rng.int(tamperings.length)]!(rng);
         const result = await check();
         if (result.ok) missed++;
         else {
-          detected.set(kind, (detected.get(kind) ?? 0) + 1);
+          detected.set(name, (detected.get(name) ?? 0) + 1);
           reasons.add(result.defect!.reason.replace(/\d+/g, "N"));
         }
       } finally {
-        db.exec("ROLLBACK");
+        await db.run("ROLLBACK");
       }
     }
     const total = [...detected.values()].reduce((a, b) => a + b, 0);
@@ -253,11 +355,12 @@ describe("tampering (sqlite)", () => {
       "leaf N is missing (next is N)",
       "the event as stored does not match its leaf",
       "the event has no leaf",
+      "the first N leaves do not hash to the root of the signed head retention is checked against",
       "the first N leaves do not hash to the trusted head's root",
       "the leaf's event row is missing",
       "the log ends at N leaves; the head has N",
     ]);
     // Every change was rolled back: the log verifies again.
     expect(await check()).toEqual({ ok: true, leaves: EVENTS, defect: null });
-  }, 300_000);
+  }, 600_000);
 });

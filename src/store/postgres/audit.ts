@@ -78,7 +78,8 @@ const toHead = (row: HeadRow | undefined): StoredTreeHead | null =>
     : null;
 
 /**
- * The audit log's reads and head writes on PostgreSQL (see AuditStore).
+ * The audit log's reads and head writes on PostgreSQL (see AuditStore), on a pool or on one
+ * client (a client inside a transaction sees that transaction's rows).
  *
  * @example
  * ```ts
@@ -86,7 +87,7 @@ const toHead = (row: HeadRow | undefined): StoredTreeHead | null =>
  * const { size } = await audit.auditTree();
  * ```
  */
-export function auditPostgres(pool: pg.Pool, t: SchemaNames): AuditStore {
+export function auditPostgres(pool: pg.Pool | pg.PoolClient, t: SchemaNames): AuditStore {
   const query = <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
     withRetry(() => pool.query<R>(text, values)).then((r) => r.rows);
   return {
@@ -155,6 +156,13 @@ export function auditPostgres(pool: pg.Pool, t: SchemaNames): AuditStore {
         [size],
       );
       return toHead(rows[0]);
+    },
+    async treeHeadsSignedBy(at, limit) {
+      const rows = await query<HeadRow>(
+        `SELECT * FROM ${t.audit_heads} WHERE signed_at <= $1 ORDER BY size DESC, signed_at DESC LIMIT $2`,
+        [Math.floor(at), limit],
+      );
+      return rows.map((r) => toHead(r)!);
     },
   };
 }

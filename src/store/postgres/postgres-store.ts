@@ -220,6 +220,7 @@ export function openPostgresStore(
     purgePayloads: (input) => run(() => purgePayloadsPostgres(pool, t, input)),
     latestTreeHead: () => run(() => audit.latestTreeHead()),
     treeHeadOfSize: (size) => run(() => audit.treeHeadOfSize(size)),
+    treeHeadsSignedBy: (at, limit) => run(() => audit.treeHeadsSignedBy(at, limit)),
 
     ensureDestinations: (names) => run(() => destinations.ensureDestinations(names)),
     listDestinationStates: () => run(() => destinations.listDestinationStates()),

@@ -39,6 +39,10 @@ async function expiredPartitions(
 
 const unfinished = [...UNFINISHED_DELIVERY_STATUSES];
 
+/** SQL: the event whose id is `eventId` has no unfinished delivery (statuses in `param`). */
+const finishedOnly = (t: SchemaNames, param: string, eventId = "x.id") =>
+  `NOT EXISTS (SELECT 1 FROM ${t.deliveries} d WHERE d.event_id = ${eventId} AND d.status = ANY(${param}::text[]))`;
+
 /** Detaches and drops one partition, waiting at most 5 s for its parent's lock. */
 async function dropPartition(client: pg.PoolClient, t: SchemaNames, parent: string, name: string) {
   await client.query("SET LOCAL lock_timeout = '5s'");
@@ -63,15 +67,63 @@ async function deleteProcessing(
   await client.query(`DELETE FROM ${t.effects} WHERE ${where}`, values);
 }
 
+/**
+ * One bounded batch of the processing rows of the events with ids in [from, to): up to `limit`
+ * finished deliveries (with their attempts) and up to `limit` effects of events with no
+ * unfinished delivery (a replay made since the pin check keeps its delivery and its effects), in
+ * one short transaction of its own. Returns how many deliveries and effects it removed (0: none
+ * are left). Run until 0 before a day partition is dropped, so the drop's own transaction only
+ * sweeps up stragglers.
+ *
+ * @example
+ * ```ts
+ * while ((await deleteProcessingBatchPostgres(pool, t, "evt_01J…", "evt_01K…", 1000)) > 0);
+ * ```
+ */
+export function deleteProcessingBatchPostgres(
+  pool: pg.Pool,
+  t: SchemaNames,
+  from: string,
+  to: string,
+  limit: number,
+): Promise<number> {
+  return withTransaction(pool, async (client) => {
+    const { rows } = await client.query<{ id: string }>(
+      `SELECT id FROM ${t.deliveries}
+       WHERE event_id >= $1 AND event_id < $2 AND NOT (status = ANY($4::text[])) ORDER BY id LIMIT $3`,
+      [from, to, limit, unfinished],
+    );
+    const ids = rows.map((r) => r.id);
+    if (ids.length > 0) {
+      await client.query(`DELETE FROM ${t.attempts} WHERE delivery_id = ANY($1::text[])`, [ids]);
+      await client.query(`DELETE FROM ${t.deliveries} WHERE id = ANY($1::text[])`, [ids]);
+    }
+    const effects = await client.query(
+      `DELETE FROM ${t.effects} WHERE id IN (
+         SELECT x.id FROM ${t.effects} x
+         WHERE x.event_id >= $1 AND x.event_id < $2 AND ${finishedOnly(t, "$4", "x.event_id")}
+         ORDER BY x.id LIMIT $3)`,
+      [from, to, limit, unfinished],
+    );
+    return ids.length + (effects.rowCount ?? 0);
+  });
+}
+
+/** Whether an unfinished delivery pins the events with ids in [from, to). */
+async function pinnedRange(client: pg.PoolClient | pg.Pool, t: SchemaNames, range: Partition) {
+  const { rows } = await client.query(
+    `SELECT 1 FROM ${t.deliveries} WHERE event_id >= $1 AND event_id < $2 AND status = ANY($3::text[]) LIMIT 1`,
+    [range.from, range.to, unfinished],
+  );
+  return rows.length > 0;
+}
+
 /** Where each kind lives: its partitioned parent, id prefix, and whether unfinished work pins rows. */
 const kinds = {
   events: { parent: "events", prefix: "evt_", events: true },
   receipts: { parent: "receipts_accepted", prefix: "rcp_", events: false },
   rejected: { parent: "receipts_rejected", prefix: "rcp_", events: false },
 } as const;
-
-const finishedOnly = (t: SchemaNames, param: string) =>
-  `NOT EXISTS (SELECT 1 FROM ${t.deliveries} d WHERE d.event_id = x.id AND d.status = ANY(${param}::text[]))`;
 
 /**
  * Events, receipts or rejected receipts: the oldest whole day below the cut is detached and
@@ -87,6 +139,13 @@ async function expireRows(
   const kind = kinds[input.kind];
   const cut = `${kind.prefix}${ulidTimePrefix(input.before)}`;
   const [partition] = await expiredPartitions(pool, t, kind.parent, cut, input.cursor);
+  if (partition && kind.events && !input.dryRun && !(await pinnedRange(pool, t, partition))) {
+    // The day's deliveries, attempts and effects (unpartitioned tables) go first in bounded
+    // batches, each its own short transaction; the drop below rechecks the pin in its own.
+    while (
+      (await deleteProcessingBatchPostgres(pool, t, partition.from, partition.to, input.limit)) > 0
+    );
+  }
   return withTransaction(pool, async (client) => {
     if (kind.events && !input.dryRun) {
       // Raised before anything goes, so verify never sees a missing row without its reason.
@@ -96,15 +155,7 @@ async function expireRows(
         [cut],
       );
     }
-    const pinned =
-      partition && kind.events
-        ? (
-            await client.query(
-              `SELECT 1 FROM ${t.deliveries} WHERE event_id >= $1 AND event_id < $2 AND status = ANY($3::text[]) LIMIT 1`,
-              [partition.from, partition.to, unfinished],
-            )
-          ).rows.length > 0
-        : false;
+    const pinned = partition && kind.events ? await pinnedRange(client, t, partition) : false;
     if (partition && !pinned) {
       const { rows } = await client.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM ${t.schema}."${partition.name}"`,

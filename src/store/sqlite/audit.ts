@@ -118,6 +118,9 @@ export function prepareAuditReads(db: Database.Database) {
   const ofSize = db.prepare<[number], HeadRow>(
     "SELECT * FROM audit_heads WHERE size = ? ORDER BY signed_at DESC LIMIT 1",
   );
+  const signedBy = db.prepare<[number, number], HeadRow>(
+    "SELECT * FROM audit_heads WHERE signed_at <= ? ORDER BY size DESC, signed_at DESC LIMIT ?",
+  );
   return {
     tree(): AuditTree {
       const row = tree.get();
@@ -146,5 +149,7 @@ export function prepareAuditReads(db: Database.Database) {
     expiredBefore: () => expired.get()?.value ?? "",
     latest: () => toHead(latest.get()),
     ofSize: (size: number) => toHead(ofSize.get(size)),
+    signedBy: (at: number, limit: number) =>
+      signedBy.all(Math.floor(at), limit).map((r) => toHead(r)!),
   };
 }

@@ -325,6 +325,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     eventsExpiredBefore: () => read((current) => current.audit.expiredBefore()),
     latestTreeHead: () => read((current) => current.audit.latest()),
     treeHeadOfSize: (size) => read((current) => current.audit.ofSize(size)),
+    treeHeadsSignedBy: (at, limit) => read((current) => current.audit.signedBy(at, limit)),
 
     // ---- processing (src/store/queue-types.ts) ----
 
