@@ -205,7 +205,8 @@ const registry = {
   // alert delivery (logged with the alert's id; the alert stays in the outbox and retries)
   HOOKINBOX_ALERT_FAILED: {
     status: 502,
-    message: "The alert webhook did not answer 2xx; the alert retries from the outbox",
+    message:
+      "The alert webhook did not answer 2xx (or alerts.onAlert threw); the alert retries from the outbox",
   },
   HOOKINBOX_ALERT_UNSIGNED: {
     status: 500,

@@ -19,7 +19,7 @@ export {
   type SecretConfig,
   type SourceConfig,
 } from "./config/index.ts";
-export type { EffectHeldAlert } from "./config/resolve.ts";
+export type { AlertNotice, EffectHeldAlert } from "./config/resolve.ts";
 export {
   type ErrorCode,
   errorCodes,

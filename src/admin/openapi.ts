@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sessionPathItem, sessionSecuritySchemes } from "./openapi-session.ts";
 import { type AdminRouteEntry, pathParams } from "./route-table.ts";
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of what a request may carry, before parsing. */
@@ -96,7 +97,7 @@ function operationObject(route: AdminRouteEntry) {
 /**
  * The admin API as an OpenAPI 3.1 document, generated from the route table and the zod schemas
  * that validate each request (one source: a constraint changes in both at once). Every route
- * needs the bearer token.
+ * needs the bearer token, except `/api/session` (the dashboard's sign-in, cookie and CSRF).
  *
  * @example
  * ```ts
@@ -110,6 +111,7 @@ export function openApiDocument(routes: readonly AdminRouteEntry[]) {
     paths[route.path] ??= {};
     paths[route.path]![route.method.toLowerCase()] = operationObject(route);
   }
+  paths["/api/session"] = sessionPathItem();
   return {
     openapi: "3.1.0",
     info: {
@@ -128,6 +130,7 @@ export function openApiDocument(routes: readonly AdminRouteEntry[]) {
           scheme: "bearer",
           description: "the admin token (`admin.token` in the config)",
         },
+        ...sessionSecuritySchemes,
       },
       schemas: {
         Error: {

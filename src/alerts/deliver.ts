@@ -1,8 +1,9 @@
-import type { ResolvedAlerts } from "../config/resolve.ts";
+import type { AlertNotice, ResolvedAlerts } from "../config/resolve.ts";
 import { signStandardWebhook } from "../forward/sign.ts";
 import type { Logger } from "../log.ts";
 import type { OutboxAlert } from "../store/alert-types.ts";
 import type { QueueStore } from "../store/queue-types.ts";
+import { sinkPrefixes } from "./occurrences.ts";
 
 type OutboxStore = Pick<QueueStore, "claimDueAlerts" | "settleAlert" | "pruneAlerts">;
 
@@ -65,7 +66,9 @@ export function alertBody(alert: OutboxAlert): string {
  * whose `webhook-id` is the alert's id, and marks it delivered on 2xx or schedules its retry.
  * Alerts are claimed with a lease first, so processes sharing a store never send one alert twice
  * at once. At least once: an alert sent but not marked (a crash between) is sent again with the
- * same id after the lease. Delivered alerts older than 7 days are pruned, once an hour at most.
+ * same id after the lease. Rows of the function sink (`function:` conditions) are handed to
+ * `alerts.onAlert` instead, marked delivered once it returns and retried with the same backoff
+ * when it throws. Delivered alerts older than 7 days are pruned, once an hour at most.
  * Returns how many were delivered.
  *
  * @example
@@ -80,7 +83,8 @@ export async function deliverDueAlerts(
   now: number,
 ): Promise<number> {
   const webhook = alerts?.webhook;
-  if (!webhook) return 0;
+  const onAlert = alerts?.onAlert;
+  if (!webhook && !onAlert) return 0;
   let delivered = 0;
   if (now - (lastPruned.get(store) ?? Number.NEGATIVE_INFINITY) >= pruneEveryMs) {
     lastPruned.set(store, now);
@@ -88,53 +92,110 @@ export async function deliverDueAlerts(
   }
   const due = await store.claimDueAlerts(now, claimLimit, alertClaimLeaseMs);
   for (const alert of due) {
-    const body = Buffer.from(alertBody(alert), "utf8");
-    const signature = signStandardWebhook([webhook.secret], alert.id, body, now);
-    if (!signature) {
-      logger.error(
-        { alertId: alert.id, code: "HOOKINBOX_ALERT_UNSIGNED" },
-        "alert secret not active",
-      );
-      await store.settleAlert(alert.id, {
-        delivered: false,
-        retryAt: alertRetryAt(alert.attempts, now),
-        error: "HOOKINBOX_ALERT_UNSIGNED",
-      });
-      continue;
-    }
+    // A row of a sink this process lacks is left to its lease (a process that has it sends it).
     let error: string | null;
-    try {
-      const response = await fetch(webhook.url, {
-        method: "POST",
-        headers: { ...webhook.headers, ...signature, "content-type": "application/json" },
-        body,
-        signal: AbortSignal.timeout(requestTimeoutMs),
-        redirect: "manual",
-      });
-      await response.body?.cancel();
-      error = response.status >= 200 && response.status < 300 ? null : `HTTP ${response.status}`;
-    } catch (failure) {
-      error = (failure as Error).message;
-    }
-    if (error === null) {
-      await store.settleAlert(alert.id, { delivered: true, now });
-      delivered++;
+    if (alert.condition.startsWith(sinkPrefixes.function)) {
+      if (!onAlert) continue;
+      error = await callAlertFunction(onAlert, alert);
     } else {
-      logger.warn(
-        {
-          alertId: alert.id,
-          attempts: alert.attempts + 1,
-          err: error,
-          code: "HOOKINBOX_ALERT_FAILED",
-        },
-        "alert webhook failed; will retry",
-      );
-      await store.settleAlert(alert.id, {
-        delivered: false,
-        retryAt: alertRetryAt(alert.attempts, now),
-        error,
-      });
+      if (!webhook) continue;
+      error = await postAlert(webhook, alert, now, logger);
     }
+    await settle(store, logger, alert, error, now);
+    if (error === null) delivered++;
   }
   return delivered;
+}
+
+/** Posts one alert, signed; null on 2xx, else what went wrong. */
+async function postAlert(
+  webhook: NonNullable<ResolvedAlerts["webhook"]>,
+  alert: OutboxAlert,
+  now: number,
+  logger: Logger,
+): Promise<string | null> {
+  const body = Buffer.from(alertBody(alert), "utf8");
+  const signature = signStandardWebhook([webhook.secret], alert.id, body, now);
+  if (!signature) {
+    logger.error(
+      { alertId: alert.id, code: "HOOKINBOX_ALERT_UNSIGNED" },
+      "alert secret not active",
+    );
+    return "HOOKINBOX_ALERT_UNSIGNED";
+  }
+  try {
+    const response = await fetch(webhook.url, {
+      method: "POST",
+      headers: { ...webhook.headers, ...signature, "content-type": "application/json" },
+      body,
+      signal: AbortSignal.timeout(requestTimeoutMs),
+      redirect: "manual",
+    });
+    await response.body?.cancel();
+    return response.status >= 200 && response.status < 300 ? null : `HTTP ${response.status}`;
+  } catch (failure) {
+    return (failure as Error).message;
+  }
+}
+
+/** Marks an alert delivered (`error` null) or logs the failure and schedules its retry. */
+async function settle(
+  store: OutboxStore,
+  logger: Logger,
+  alert: OutboxAlert,
+  error: string | null,
+  now: number,
+): Promise<void> {
+  if (error === null) {
+    await store.settleAlert(alert.id, { delivered: true, now });
+    return;
+  }
+  if (error !== "HOOKINBOX_ALERT_UNSIGNED")
+    logger.warn(
+      {
+        alertId: alert.id,
+        attempts: alert.attempts + 1,
+        err: error,
+        code: "HOOKINBOX_ALERT_FAILED",
+      },
+      "alert delivery failed; will retry",
+    );
+  await store.settleAlert(alert.id, {
+    delivered: false,
+    retryAt: alertRetryAt(alert.attempts, now),
+    error,
+  });
+}
+
+/**
+ * What `alerts.onAlert` receives for an outbox row of the function sink: the webhook message's
+ * data and type, the condition without the sink's prefix.
+ *
+ * @example
+ * ```ts
+ * alertNotice(row).condition; // "dead-letter:stripe:app"
+ * ```
+ */
+export function alertNotice(alert: OutboxAlert): AlertNotice {
+  const { type, data } = JSON.parse(alertBody(alert)) as {
+    type: string;
+    data: Omit<AlertNotice, "type">;
+  };
+  const condition = data.condition.startsWith(sinkPrefixes.function)
+    ? data.condition.slice(sinkPrefixes.function.length)
+    : data.condition;
+  return { type, ...data, condition };
+}
+
+/** Calls `alerts.onAlert`; null when it returned, else the failure's message. */
+async function callAlertFunction(
+  onAlert: NonNullable<ResolvedAlerts["onAlert"]>,
+  alert: OutboxAlert,
+): Promise<string | null> {
+  try {
+    await onAlert(alertNotice(alert));
+    return null;
+  } catch (failure) {
+    return failure instanceof Error ? failure.message : String(failure);
+  }
 }

@@ -3,9 +3,8 @@ import type {
   EffectHeldAlert,
   ResolvedAlerts,
 } from "../config/resolve.ts";
-import type { Logger } from "../log.ts";
-import type { AlertOccurrence } from "../store/alert-types.ts";
-import type { DeadLetterAlert, QueueStore } from "../store/queue-types.ts";
+import type { AlertOccurrence, AlertRecord } from "../store/alert-types.ts";
+import type { DeadLetterAlert } from "../store/queue-types.ts";
 
 /**
  * The outbox occurrence of a dead letter: its condition is the source and target, so a burst of
@@ -58,25 +57,58 @@ export function destinationDisabledOccurrence(alert: DestinationDisabledAlert): 
 }
 
 /**
- * Writes occurrences to the outbox when `alerts.webhook` is configured (nothing otherwise); a
- * store failure is logged, never thrown into the run that hit the condition.
+ * Where outbox rows go, by condition prefix: `""` for `alerts.webhook`, `"function:"` for
+ * `alerts.onAlert`. Each sink has its own rows (its own folding, retries and threshold state), so
+ * one failing never repeats or holds back the other.
+ */
+export const sinkPrefixes = { webhook: "", function: "function:" } as const;
+
+/**
+ * The condition prefixes of the configured sinks (none: no outbox rows are written).
  *
  * @example
  * ```ts
- * recordAlert(store, config.alerts, logger, [effectHeldOccurrence(alert)], Date.now());
+ * alertSinks(config.alerts); // ["", "function:"] with both a webhook and onAlert
  * ```
  */
-export function recordAlert(
-  store: Pick<QueueStore, "recordAlerts">,
+export function alertSinks(alerts: ResolvedAlerts | undefined): string[] {
+  const sinks: string[] = [];
+  if (alerts?.webhook) sinks.push(sinkPrefixes.webhook);
+  if (alerts?.onAlert) sinks.push(sinkPrefixes.function);
+  return sinks;
+}
+
+/**
+ * The occurrences once per configured sink, each sink's under its own condition prefix.
+ *
+ * @example
+ * ```ts
+ * forSinks(config.alerts, [effectHeldOccurrence(alert)]).length; // 2 with a webhook and onAlert
+ * ```
+ */
+export function forSinks(
   alerts: ResolvedAlerts | undefined,
-  logger: Logger,
   occurrences: readonly AlertOccurrence[],
-  now: number,
-): void {
-  if (!alerts?.webhook) return;
-  store
-    .recordAlerts(occurrences, { now, windowMs: alerts.windowMs })
-    .catch((error: unknown) =>
-      logger.error({ err: (error as Error).message }, "writing an alert to the outbox failed"),
-    );
+): AlertOccurrence[] {
+  return alertSinks(alerts).flatMap((prefix) =>
+    occurrences.map((occurrence) => ({ ...occurrence, condition: prefix + occurrence.condition })),
+  );
+}
+
+/**
+ * What a state change records in its own transaction (`heldAlert`, `setDestinationState`'s
+ * alert): the occurrences per sink, or undefined when no sink is configured.
+ *
+ * @example
+ * ```ts
+ * await store.setDestinationState(name, "disabled", reason, now, alertRecord(config.alerts, [occurrence]));
+ * ```
+ */
+export function alertRecord(
+  alerts: ResolvedAlerts | undefined,
+  occurrences: readonly AlertOccurrence[],
+): AlertRecord | undefined {
+  const expanded = forSinks(alerts, occurrences);
+  if (!alerts || expanded.length === 0) return undefined;
+  return { occurrences: expanded, windowMs: alerts.windowMs };
 }

@@ -1,6 +1,7 @@
 import type { ResolvedAlerts } from "../config/resolve.ts";
 import type { AlertOccurrence } from "../store/alert-types.ts";
 import type { QueueStore } from "../store/queue-types.ts";
+import { alertSinks } from "./occurrences.ts";
 
 type ThresholdStore = Pick<
   QueueStore,
@@ -45,7 +46,8 @@ export async function readThresholds(
 /**
  * Compares the readings with `alerts.thresholds` and writes a `threshold-crossed` alert when a
  * figure went above its threshold and a `threshold-recovered` one when it came back, judged
- * against the metric's latest alert in the store (so restarts and other processes agree).
+ * against the metric's latest alert in the store (so restarts and other processes agree), for each
+ * configured sink (`alerts.webhook`, `alerts.onAlert`).
  * Returns the occurrences written.
  *
  * @example
@@ -59,7 +61,8 @@ export async function evaluateThresholds(
   now: number,
 ): Promise<AlertOccurrence[]> {
   const { oldestUnprocessedAgeMs: ageLimit, duplicateRate: rateLimit } = alerts.thresholds;
-  if (!alerts.webhook || (ageLimit === undefined && rateLimit === undefined)) return [];
+  const sinks = alertSinks(alerts);
+  if (sinks.length === 0 || (ageLimit === undefined && rateLimit === undefined)) return [];
   const reading = await readThresholds(store, alerts.windowMs, now);
   const checks = [
     ageLimit === undefined
@@ -81,9 +84,10 @@ export async function evaluateThresholds(
         },
   ];
   const occurrences: AlertOccurrence[] = [];
-  for (const check of checks) {
+  // Each sink keeps its own state (its own latest alert), so each hears every crossing once.
+  for (const [sink, check] of sinks.flatMap((sink) => checks.map((c) => [sink, c] as const))) {
     if (!check) continue;
-    const prefix = `threshold:${check.metric}:`;
+    const prefix = `${sink}threshold:${check.metric}:`;
     const firing = (await store.latestAlertKind(prefix)) === "threshold-crossed";
     const above = check.value > check.threshold;
     if (above === firing) continue;

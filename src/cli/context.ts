@@ -63,6 +63,23 @@ export async function openConfiguredStore(
 }
 
 /**
+ * The names of the config's sources (no secrets needed), for dedup-key search across them.
+ *
+ * @example
+ * ```ts
+ * await loadSourceNames(ctx, values.config); // ["stripe", "github"]
+ * ```
+ */
+export async function loadSourceNames(
+  ctx: CliContext,
+  configPath: string | undefined,
+): Promise<string[]> {
+  const loaded = await loadConfigFile({ cwd: ctx.cwd, path: configPath });
+  const sources = (loaded?.config as { sources?: unknown } | undefined)?.sources;
+  return sources && typeof sources === "object" ? Object.keys(sources) : [];
+}
+
+/**
  * The config's `runbooks` alone (no secrets needed), for commands that show them beside failures.
  *
  * @example

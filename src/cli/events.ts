@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { dashboardSearch } from "../operations/dashboard.ts";
 import type { EventJson } from "../operations/events.ts";
 import { listEvents, showEvent } from "../operations/events.ts";
 import { eventStatuses } from "../operations/fields.ts";
@@ -84,7 +85,8 @@ function eventText(event: EventJson): string {
 }
 
 /**
- * `hookinbox events list|show`: stored events, read without migrating.
+ * `hookinbox events list|search|show`: stored events, read without migrating. `search` finds
+ * events by id or dedup key across the configured sources (the dashboard's search).
  *
  * @example
  * ```ts
@@ -92,7 +94,7 @@ function eventText(event: EventJson): string {
  * ```
  */
 export function registerEvents(program: Command, host: CommandHost): void {
-  const events = host.group(program, "events", "stored events: list and show");
+  const events = host.group(program, "events", "stored events: list, search and show");
   host
     .paged(host.leaf(events, "list", listEvents.summary))
     .option("--source <name>", "only this source")
@@ -100,6 +102,24 @@ export function registerEvents(program: Command, host: CommandHost): void {
     .option("--status <status>", `only this status: ${eventStatuses.join(", ")}`)
     .action((options) =>
       host.run(options, { operation: listEvents, access: "read", text: eventsTable }, options),
+    );
+  host
+    .leaf(events, "search", `${dashboardSearch.summary} (exit 1 when none matches)`)
+    .argument("<query>", "an event id, or a dedup key (the provider's event id)")
+    .option("--source <name>", "only this source (default: every configured source)")
+    .action((query: string, options) =>
+      host.run(
+        options,
+        {
+          operation: dashboardSearch,
+          access: "read",
+          names: { q: "<query>" },
+          text: ({ eventIds }) =>
+            eventIds.length === 0 ? "no event has that id or dedup key" : eventIds.join("\n"),
+          exitCode: ({ eventIds }) => (eventIds.length === 0 ? 1 : 0),
+        },
+        { q: query, source: options.source },
+      ),
     );
   host
     .leaf(

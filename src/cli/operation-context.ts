@@ -1,7 +1,13 @@
 import type { HookinboxConfig } from "../config/index.ts";
 import { createInbox } from "../inbox.ts";
 import type { OperationContext } from "../operations/operation.ts";
-import { type CliContext, loadRawConfig, loadRunbooks, openConfiguredStore } from "./context.ts";
+import {
+  type CliContext,
+  loadRawConfig,
+  loadRunbooks,
+  loadSourceNames,
+  openConfiguredStore,
+} from "./context.ts";
 import { loadDestinations } from "./destinations.ts";
 
 /**
@@ -14,7 +20,7 @@ export type StoreAccess = "read" | "write" | "inbox";
 
 /**
  * Runs `fn` with an operation context for the config at `configPath` (runbooks, destinations,
- * the store opened as `access` says), closing what it opened afterwards.
+ * source names, the store opened as `access` says), closing what it opened afterwards.
  *
  * @example
  * ```ts
@@ -42,9 +48,10 @@ export async function withOperations<T>(
   }
   const runbooks = await loadRunbooks(ctx, configPath);
   const destinations = await loadDestinations(ctx, configPath);
+  const sources = await loadSourceNames(ctx, configPath);
   const store = await openConfiguredStore(ctx, configPath, { readOnly: access === "read" });
   try {
-    return await fn({ store, runbooks, destinations, now: Date.now, ...progress });
+    return await fn({ store, runbooks, destinations, sources, now: Date.now, ...progress });
   } finally {
     await store.close();
   }

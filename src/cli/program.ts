@@ -8,10 +8,13 @@ import { registerDlq } from "./dlq.ts";
 import { registerEffects } from "./effects.ts";
 import { registerEvents } from "./events.ts";
 import { migrateCommand } from "./migrate.ts";
+import { registerOverview } from "./overview.ts";
 import { probeCommand } from "./probe.ts";
+import { registerReceipts } from "./receipts.ts";
 import { registerReplay } from "./replay.ts";
 import { retentionCommand } from "./retention.ts";
 import { registerRetry } from "./retry.ts";
+import { registerRunbooks } from "./runbooks.ts";
 import { sendCommand } from "./send.ts";
 import { startCommand } from "./start.ts";
 import { registerStuck } from "./stuck.ts";
@@ -113,7 +116,9 @@ export function buildProgram(host: CommandHost, argv: readonly string[], version
     .option("--quiet <ms>", "quiet period")
     .option("--settle <ms>", "settle time before reading effects")
     .option("--json", "print JSON instead of text");
+  registerOverview(program, host);
   registerEvents(program, host);
+  registerReceipts(program, host);
   registerReplay(program, host);
   registerDlq(program, host);
   registerRetry(program, host);
@@ -121,6 +126,7 @@ export function buildProgram(host: CommandHost, argv: readonly string[], version
   registerStuck(program, host);
   registerEffects(program, host);
   registerAudit(program, host);
+  registerRunbooks(program, host);
   const retention = program
     .command("retention")
     .description("payload retention")

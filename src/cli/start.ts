@@ -5,6 +5,7 @@ import { hookinboxError } from "../errors.ts";
 import { startGateway } from "../gateway/start-gateway.ts";
 import { startWorkerProcess } from "../gateway/start-worker-process.ts";
 import { createLogger, type Logger } from "../log.ts";
+import { adminTokenPath, writeAdminTokenFile } from "./admin-token-file.ts";
 import { type CliContext, loadRawConfig } from "./context.ts";
 
 /**
@@ -73,12 +74,14 @@ export async function startCommand(ctx: CliContext, args: string[]): Promise<num
       `  audit log: tree heads signed with Ed25519 key ${gateway.inbox.audit.publicKey()}`,
     );
   }
+  let removeTokenFile: () => void = () => undefined;
   if (generatedToken) {
+    // Never printed: a terminal's scrollback and a supervisor's log are logs too.
+    const tokenFile = adminTokenPath(resolved.store, ctx.cwd);
+    removeTokenFile = writeAdminTokenFile(tokenFile, generatedToken);
     lines.push(
-      `  admin token (generated for this run; set HOOKINBOX_ADMIN_TOKEN to choose one): ${generatedToken}`,
-    );
-    lines.push(
-      `  try: curl -H "Authorization: Bearer ${generatedToken}" ${gateway.url}/api/events`,
+      `  admin token (generated for this run; set HOOKINBOX_ADMIN_TOKEN to choose one): in ${tokenFile} (mode 0600), read it with: cat ${tokenFile}`,
+      `  try: curl -H "Authorization: Bearer $(cat ${tokenFile})" ${gateway.url}/api/events`,
     );
   }
   if (raw.demoSecret) {
@@ -89,7 +92,7 @@ export async function startCommand(ctx: CliContext, args: string[]): Promise<num
     );
   }
   ctx.stderr.write(`${lines.join("\n")}\n`);
-  await untilSignal(logger, () => gateway.close());
+  await untilSignal(logger, () => gateway.close().finally(removeTokenFile));
   return 0;
 }
 

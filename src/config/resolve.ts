@@ -48,6 +48,11 @@ export interface ResolvedAlerts {
   readonly onDeadLetter?: (alert: DeadLetterAlert) => unknown;
   readonly onEffectHeld?: (alert: EffectHeldAlert) => unknown;
   readonly onDestinationDisabled?: (alert: DestinationDisabledAlert) => unknown;
+  /**
+   * Called from the outbox like the webhook (same conditions, one call per condition per window
+   * with the count); a throw or rejection is retried with the webhook's backoff.
+   */
+  readonly onAlert?: (alert: AlertNotice) => unknown;
   /** Where alerts are sent from the outbox (absent: no outbox rows are written). */
   readonly webhook?: {
     readonly url: string;
@@ -59,6 +64,23 @@ export interface ResolvedAlerts {
     readonly duplicateRate?: number;
   };
   readonly windowMs: number;
+}
+
+/** What `alerts.onAlert` receives: the webhook message's `data`, with its `type`. */
+export interface AlertNotice {
+  /** `hookinbox.alert.<kind>`. */
+  readonly type: string;
+  /** The same on every call for one alert (dedupe on it: a crash before the mark calls again). */
+  readonly alertId: string;
+  readonly condition: string;
+  /** `dead-letter`, `effect-held`, `destination-disabled`, `threshold-crossed`, `threshold-recovered`. */
+  readonly kind: string;
+  /** Occurrences folded into this call. */
+  readonly count: number;
+  readonly firstAt: string;
+  readonly lastAt: string;
+  /** The latest occurrence's details. */
+  readonly details: unknown;
 }
 
 /** What `alerts.onDestinationDisabled` receives (the destination answered 410 Gone). */
@@ -307,6 +329,9 @@ export function resolveConfig(
         : {}),
       ...(config.alerts?.onEffectHeld
         ? { onEffectHeld: config.alerts.onEffectHeld as ResolvedAlerts["onEffectHeld"] }
+        : {}),
+      ...(config.alerts?.onAlert
+        ? { onAlert: config.alerts.onAlert as ResolvedAlerts["onAlert"] }
         : {}),
       ...(config.alerts?.onDestinationDisabled
         ? {

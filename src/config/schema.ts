@@ -3,7 +3,7 @@ import type { Handler } from "../handlers/types.ts";
 import { providerDefinitions, type RegisteredProvider } from "../providers/all.ts";
 import type { AcceptReadonly } from "../providers/definition.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
-import type { DestinationDisabledAlert, EffectHeldAlert } from "./resolve.ts";
+import type { AlertNotice, DestinationDisabledAlert, EffectHeldAlert } from "./resolve.ts";
 import { cidr, duration, headerName, publicUrl, secretSchema } from "./source-fields.ts";
 import { parseSize } from "./units.ts";
 
@@ -237,6 +237,8 @@ export const configSchema = z.strictObject({
       onEffectHeld: fn<(alert: EffectHeldAlert) => unknown>("(alert) => …").optional(),
       onDestinationDisabled:
         fn<(alert: DestinationDisabledAlert) => unknown>("(alert) => …").optional(),
+      /** The function form of the webhook: every condition, folded per window, from the outbox. */
+      onAlert: fn<(alert: AlertNotice) => unknown>("(alert) => …").optional(),
       /** Alerts as Standard Webhooks messages, sent from the store's outbox until 2xx. */
       webhook: z
         .strictObject({

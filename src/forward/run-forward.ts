@@ -1,5 +1,5 @@
-import { destinationDisabledOccurrence, recordAlert } from "../alerts/occurrences.ts";
-import type { ResolvedAlerts } from "../config/resolve.ts";
+import { alertRecord, destinationDisabledOccurrence } from "../alerts/occurrences.ts";
+import type { DestinationDisabledAlert, ResolvedAlerts } from "../config/resolve.ts";
 import { type ErrorCode, hookinboxError, isHookinboxError } from "../errors.ts";
 import { retryDelay } from "../handlers/routes.ts";
 import type { Logger } from "../log.ts";
@@ -203,12 +203,20 @@ export async function runForward(
     }
     if (verdict.kind === "gone") {
       const reason = `410 Gone from the destination (delivery ${delivery.id})`;
+      const alert = {
+        destination: destination.name,
+        reason,
+        deliveryId: delivery.id,
+        eventId: delivery.eventId,
+      };
+      // The outbox rows commit with the disabling: a crash right after loses no alert.
+      const record = alertRecord(context.alerts, [destinationDisabledOccurrence(alert)]);
       const [, , outcome] = await Promise.all([
         recorded,
-        store.setDestinationState(destination.name, "disabled", reason, now()),
+        store.setDestinationState(destination.name, "disabled", reason, now(), record),
         fail(verdict.code, verdict.message, "error", now()),
       ]);
-      alertDisabled(context, log, destination.name, reason, delivery);
+      alertDisabled(context, log, alert);
       return { outcome, ok: null };
     }
     const last = delivery.budgetAttempt >= destination.retry.maxAttempts;
@@ -239,21 +247,11 @@ export async function runForward(
 function alertDisabled(
   context: ForwardContext,
   log: Logger,
-  destination: string,
-  reason: string,
-  delivery: ClaimedDelivery,
+  alert: DestinationDisabledAlert,
 ): void {
-  const alert = { destination, reason, deliveryId: delivery.id, eventId: delivery.eventId };
   log.error(
     { ...alert, outcome: "destination-disabled" },
     "destination answered 410 Gone and is disabled; enable it with `hookinbox destinations enable`",
-  );
-  recordAlert(
-    context.store,
-    context.alerts,
-    log,
-    [destinationDisabledOccurrence(alert)],
-    context.now(),
   );
   try {
     Promise.resolve(context.alerts?.onDestinationDisabled?.(alert)).catch((error: unknown) =>

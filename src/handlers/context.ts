@@ -1,12 +1,15 @@
 import { parseDuration } from "../config/units.ts";
 import { hookinboxError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import type { AlertRecord } from "../store/alert-types.ts";
 import type { ClaimedDelivery, CompleteInput, QueueStore } from "../store/queue-types.ts";
 import { EffectHeldError } from "./errors.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
 import type { HandlerContext } from "./types.ts";
 
 const defaultStaleAfterMs = 5 * 60_000;
+
+const heldAlertOf = (record: AlertRecord | undefined) => (record ? { heldAlert: record } : {});
 
 /** What the worker learns from a context after the handler returned. */
 export interface ContextState {
@@ -32,6 +35,8 @@ export function createHandlerContext(options: {
   logger: Logger;
   signal: AbortSignal;
   onEffectHeld: (info: { effectId: string; name: string; delivery: ClaimedDelivery }) => void;
+  /** The alert the store records in the transaction that holds effect `name` (none: no sink). */
+  heldAlert?: (name: string, delivery: ClaimedDelivery) => AlertRecord | undefined;
 }): { ctx: HandlerContext; state: ContextState } {
   const { store, delivery, workerId, now } = options;
   const state: ContextState = { completed: false };
@@ -69,6 +74,7 @@ export function createHandlerContext(options: {
         onStale: effectOptions.onStale ?? "hold",
         staleAfterMs,
         now: now(),
+        ...heldAlertOf(options.heldAlert?.(name, delivery)),
       });
       switch (claim.state) {
         case "done":

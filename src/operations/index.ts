@@ -4,6 +4,7 @@
  * (generated from the same schemas).
  */
 export { auditKey, latestHead, proveConsistency, proveEvent, signHead } from "./audit.ts";
+export { buildOverview, dashboardOverview, dashboardSearch, type Overview } from "./dashboard.ts";
 export {
   listDeadLetters,
   listDeliveries,

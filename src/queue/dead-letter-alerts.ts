@@ -1,12 +1,12 @@
-import { deadLetterOccurrence } from "../alerts/occurrences.ts";
+import { alertSinks, deadLetterOccurrence, forSinks } from "../alerts/occurrences.ts";
 import type { ResolvedAlerts } from "../config/resolve.ts";
 import type { Logger } from "../log.ts";
 import type { QueueStore } from "../store/queue-types.ts";
 
 /**
  * Sends the alert of every dead letter not yet confirmed: one error-level log line each, and the
- * configured `alerts.onDeadLetter` hook, and with `alerts.webhook` an outbox alert written in the
- * transaction that marks it. A dead letter is marked alerted once its hook returned,
+ * configured `alerts.onDeadLetter` hook, and with `alerts.webhook` or `alerts.onAlert` an outbox
+ * alert per sink written in the transaction that marks it. A dead letter is marked alerted once its hook returned,
  * so each alerts once in normal operation and again only if the process died before the mark.
  *
  * @example
@@ -42,12 +42,15 @@ export async function sweepDeadLetterAlerts(
         );
       }
     }
-    if (alerts?.webhook) {
+    if (alerts && alertSinks(alerts).length > 0) {
       // The outbox rows and the marks commit together, and only the transaction that marks a
-      // dead letter records it: each gets exactly one, even with several processes sweeping.
+      // dead letter records it: each gets exactly one per sink, even with several processes sweeping.
       const sent = new Set(confirmed);
       await store.recordAlerts(
-        pending.filter((alert) => sent.has(alert.deliveryId)).map(deadLetterOccurrence),
+        forSinks(
+          alerts,
+          pending.filter((alert) => sent.has(alert.deliveryId)).map(deadLetterOccurrence),
+        ),
         { now: now(), windowMs: alerts.windowMs },
       );
     } else {

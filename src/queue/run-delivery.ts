@@ -3,6 +3,7 @@ import { createHandlerContext } from "../handlers/context.ts";
 import { isPermanent } from "../handlers/errors.ts";
 import { type ResolvedHandler, retryDelay } from "../handlers/routes.ts";
 import type { Logger } from "../log.ts";
+import type { AlertRecord } from "../store/alert-types.ts";
 import type { ClaimedDelivery, CompleteInput, QueueStore } from "../store/queue-types.ts";
 import { toHandlerEvent } from "./handler-event.ts";
 
@@ -22,6 +23,8 @@ export interface RunContext {
     name: string;
     delivery: ClaimedDelivery;
   }) => void;
+  /** The alert recorded with a held effect (see createHandlerContext). */
+  readonly heldAlert?: (name: string, delivery: ClaimedDelivery) => AlertRecord | undefined;
 }
 
 /** An error's name and message, and the driver's code when it has one (`SQLITE_ERROR`, `42P01`). */
@@ -127,6 +130,7 @@ export async function runDelivery(
       logger: log,
       signal: attempt.signal,
       onEffectHeld: context.onEffectHeld,
+      ...(context.heldAlert ? { heldAlert: context.heldAlert } : {}),
     });
     try {
       const ran = await runWithTimeout(

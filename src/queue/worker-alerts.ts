@@ -1,9 +1,10 @@
 import type { WorkerMetrics } from "../admin/metrics.ts";
 import { deliverDueAlerts } from "../alerts/deliver.ts";
-import { effectHeldOccurrence, recordAlert } from "../alerts/occurrences.ts";
+import { alertRecord, alertSinks, effectHeldOccurrence } from "../alerts/occurrences.ts";
 import { evaluateThresholds } from "../alerts/thresholds.ts";
 import type { ResolvedAlerts } from "../config/resolve.ts";
 import type { Logger } from "../log.ts";
+import type { AlertRecord } from "../store/alert-types.ts";
 import type { ClaimedDelivery, QueueStore } from "../store/queue-types.ts";
 import { sweepDeadLetterAlerts } from "./dead-letter-alerts.ts";
 
@@ -25,15 +26,30 @@ export interface WorkerAlerts {
   start(): void;
   /** A delivery was dead-lettered: sweep now (or once more after the sweep under way). */
   deadLetter(): void;
+  /** Logs, counts and calls `onEffectHeld`; the outbox row was committed with the hold. */
   effectHeld(held: { effectId: string; name: string; delivery: ClaimedDelivery }): void;
+  /** The outbox rows the store records in the transaction that holds effect `name`. */
+  heldAlert(name: string, delivery: ClaimedDelivery): AlertRecord | undefined;
   stop(): void;
+}
+
+/** What a held-effect alert says (the store fills in `effectId` when it records it). */
+function heldDetails(effectId: string, name: string, delivery: ClaimedDelivery) {
+  return {
+    effectId,
+    name,
+    eventId: delivery.eventId,
+    deliveryId: delivery.id,
+    target: delivery.target,
+    source: delivery.source,
+  };
 }
 
 /**
  * A worker's alerts. Dead letters are swept at start, on each dead letter and every
  * `sweepEveryMs`; a dead letter during a sweep asks for one more, so none waits for the next
- * tick. With `alerts.webhook`, thresholds and then the outbox run after each sweep and every poll
- * interval (at most 4 times a second), one pass at a time.
+ * tick. With `alerts.webhook` or `alerts.onAlert`, thresholds and then the outbox run after each
+ * sweep and every poll interval (at most 4 times a second), one pass at a time.
  *
  * @example
  * ```ts
@@ -46,9 +62,10 @@ export function workerAlerts(options: WorkerAlertsOptions): WorkerAlerts {
   let stopped = false;
   const timers: NodeJS.Timeout[] = [];
 
+  const outbox = alertSinks(options.alerts).length > 0;
   const sending = { running: false };
   const sendAlerts = async () => {
-    if (!options.alerts?.webhook || sending.running) return;
+    if (!options.alerts || !outbox || sending.running) return;
     sending.running = true;
     try {
       await evaluateThresholds(store, options.alerts, now());
@@ -79,21 +96,16 @@ export function workerAlerts(options: WorkerAlertsOptions): WorkerAlerts {
       });
   };
 
+  const heldAlert: WorkerAlerts["heldAlert"] = (name, delivery) =>
+    alertRecord(options.alerts, [effectHeldOccurrence(heldDetails("", name, delivery))]);
+
   const effectHeld: WorkerAlerts["effectHeld"] = ({ effectId, name, delivery }) => {
-    const alert = {
-      effectId,
-      name,
-      eventId: delivery.eventId,
-      deliveryId: delivery.id,
-      target: delivery.target,
-      source: delivery.source,
-    };
+    const alert = heldDetails(effectId, name, delivery);
     options.metrics?.effectHeld(delivery.target);
     log.error(
       { ...alert, outcome: "effect-held" },
       "effect held for a human: an earlier claim went stale",
     );
-    recordAlert(store, options.alerts, log, [effectHeldOccurrence(alert)], now());
     try {
       Promise.resolve(options.alerts?.onEffectHeld?.(alert)).catch((error: unknown) =>
         log.error({ err: (error as Error).message }, "onEffectHeld alert failed"),
@@ -108,7 +120,7 @@ export function workerAlerts(options: WorkerAlertsOptions): WorkerAlerts {
       if (stopped) return;
       deadLetter();
       timers.push(setInterval(deadLetter, options.sweepEveryMs));
-      if (options.alerts?.webhook)
+      if (outbox)
         timers.push(
           setInterval(
             () => void sendAlerts(),
@@ -119,6 +131,7 @@ export function workerAlerts(options: WorkerAlertsOptions): WorkerAlerts {
     },
     deadLetter,
     effectHeld,
+    heldAlert,
     stop() {
       stopped = true;
       for (const timer of timers.splice(0)) clearInterval(timer);

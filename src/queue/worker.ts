@@ -105,6 +105,7 @@ export function startWorker(options: WorkerOptions): Worker {
     random: options.random ?? Math.random,
     logger: log,
     onEffectHeld: alerts.effectHeld,
+    heldAlert: alerts.heldAlert,
   };
 
   const run = (delivery: ClaimedDelivery) => {

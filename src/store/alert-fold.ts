@@ -1,4 +1,5 @@
 import { encodeTime, ulid } from "../ids.ts";
+import type { AlertOccurrence, AlertRecord } from "./alert-types.ts";
 
 /**
  * A lower bound on the ids of receipts received at or after `since` (ms): ids are `rcp_<ulid>`,
@@ -33,4 +34,20 @@ export function foldTarget(input: {
   const slot =
     input.lastSlot === null ? input.now : Math.max(input.now, input.lastSlot + input.windowMs);
   return { newSlot: Math.floor(slot), id: `alr_${ulid()}` };
+}
+
+/**
+ * The occurrences of a held-effect alert record, each payload given the effect's id (known only
+ * inside the transaction that holds it).
+ *
+ * @example
+ * ```ts
+ * withEffectId(record, "eff_01…")[0]?.payload.effectId; // "eff_01…"
+ * ```
+ */
+export function withEffectId(record: AlertRecord, effectId: string): AlertOccurrence[] {
+  return record.occurrences.map((occurrence) => ({
+    ...occurrence,
+    payload: { ...occurrence.payload, effectId },
+  }));
 }

@@ -13,6 +13,16 @@ export interface AlertOccurrence {
   readonly deadLetterId?: string;
 }
 
+/**
+ * Alerts a state change records in its own transaction (the effect it holds, the destination it
+ * disables): they commit with the change or not at all, so a crash right after loses none.
+ */
+export interface AlertRecord {
+  readonly occurrences: readonly AlertOccurrence[];
+  /** The folding window (`alerts.window`). */
+  readonly windowMs: number;
+}
+
 /** One alert in the outbox, waiting to be sent or retried. */
 export interface OutboxAlert {
   /** `alr_<ulid>`: the webhook-id on every attempt. */

@@ -5,6 +5,8 @@
  * window, so that every process sharing a store (PostgreSQL) sees and enforces the same state.
  */
 
+import type { AlertRecord } from "./alert-types.ts";
+
 /** `active` delivers; `paused` (an operator) and `disabled` (the destination answered 410) wait. */
 export type DestinationState = "active" | "paused" | "disabled";
 
@@ -44,13 +46,16 @@ export interface DestinationStore {
   listDestinationStates(): Promise<DestinationStateRow[]>;
   /**
    * Sets a destination's operator state. Back to `active` also closes its circuit and makes its
-   * parked pending deliveries due now. Null when no such destination row exists.
+   * parked pending deliveries due now. Null when no such destination row exists. `alert` is
+   * recorded in the same transaction when the state was set (so a disabling never commits
+   * without its alert).
    */
   setDestinationState(
     name: string,
     state: DestinationState,
     reason: string | null,
     now: number,
+    alert?: AlertRecord,
   ): Promise<DestinationStateRow | null>;
   /** Running deliveries per target (claimed ones included), for the cross-process concurrency cap. */
   countRunning(targets: readonly string[]): Promise<Record<string, number>>;

@@ -4,7 +4,7 @@
  * `now` from the caller so that tests can drive time; none reads the clock itself.
  */
 
-import type { AlertOutboxStore } from "./alert-types.ts";
+import type { AlertOutboxStore, AlertRecord } from "./alert-types.ts";
 import type { AttemptResponse } from "./forward-types.ts";
 
 /**
@@ -196,6 +196,11 @@ export interface EffectClaimInput {
   readonly onStale: "reclaim" | "hold";
   readonly staleAfterMs: number;
   readonly now: number;
+  /**
+   * Recorded in the transaction that holds the effect (never otherwise), each occurrence's
+   * payload given the effect's id as `effectId`.
+   */
+  readonly heldAlert?: AlertRecord;
 }
 
 export interface EffectView {

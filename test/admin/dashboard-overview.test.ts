@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { buildOverview } from "../../src/admin/dashboard-routes.ts";
 import { PermanentError } from "../../src/handlers/errors.ts";
+import { buildOverview } from "../../src/operations/dashboard.ts";
 import { manualClock, processingInbox } from "../helpers/processing.ts";
 import { type StoreFactory, storeFactories } from "../helpers/stores.ts";
 

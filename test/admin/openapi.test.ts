@@ -75,6 +75,18 @@ describe("GET /api/openapi.json", () => {
     expect(doc.jsonSchemaDialect).toBe("https://json-schema.org/draft/2020-12/schema");
     expect(doc.components.securitySchemes).toEqual({
       bearerAuth: { type: "http", scheme: "bearer", description: expect.any(String) },
+      sessionCookie: {
+        type: "apiKey",
+        in: "cookie",
+        name: "hookinbox_session",
+        description: expect.any(String),
+      },
+      csrfHeader: {
+        type: "apiKey",
+        in: "header",
+        name: "x-hookinbox-csrf",
+        description: expect.any(String),
+      },
     });
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
     expect(Object.keys(doc).sort()).toEqual(
@@ -90,7 +102,8 @@ describe("GET /api/openapi.json", () => {
         ([method, op]) => [path, method, op] as [string, string, OperationObject],
       ),
     );
-    expect(operations.length).toBe(adminRoutes.length);
+    // The route table's routes, and /api/session's three (handled beside the table).
+    expect(operations.length).toBe(adminRoutes.length + 3);
     expect(adminRoutes.length).toBe(30);
     for (const route of adminRoutes) {
       const op = doc.paths[route.path]?.[route.method.toLowerCase()] as OperationObject;
@@ -109,6 +122,30 @@ describe("GET /api/openapi.json", () => {
     }
     const ids = operations.map(([, , op]) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("describes /api/session: sign in without a bearer, show and sign out with the cookie", async () => {
+    const session = doc.paths["/api/session"];
+    expect(Object.keys(session).sort()).toEqual(["delete", "get", "post"]);
+    expect(session.post.security).toEqual([]);
+    expect(session.get.security).toEqual([{ sessionCookie: [] }]);
+    expect(session.delete.security).toEqual([{ sessionCookie: [], csrfHeader: [] }]);
+    expect(Object.keys(session.post.responses).sort()).toEqual(["201", "400", "401", "403"]);
+    expect(Object.keys(session.delete.responses).sort()).toEqual(["204", "401", "403"]);
+    const body = session.post.requestBody.content["application/json"].schema;
+    expect(body).toMatchObject({ type: "object", required: ["token"] });
+    expect(body.properties.token).toMatchObject({ type: "string", minLength: 1, maxLength: 4096 });
+    // What the document says POST answers, the gateway answers.
+    const signIn = await fetch(`${gateway.url}/api/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: gateway.url },
+      body: JSON.stringify({ token }),
+    });
+    expect(signIn.status).toBe(201);
+    expect(Object.keys((await signIn.json()) as object).sort()).toEqual(
+      session.post.responses["201"].content["application/json"].schema.required.sort(),
+    );
+    expect(signIn.headers.get("set-cookie")).toMatch(/^hookinbox_session=/);
   });
 
   const param = (path: string, name: string) =>

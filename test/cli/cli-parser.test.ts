@@ -32,7 +32,8 @@ describe("the hookinbox argument parser (in-process)", () => {
 
   it("answers --help on every command and subcommand, exit 0, on stdout", async () => {
     const paths = commandPaths();
-    expect(paths.length).toBe(30);
+    // 30, plus overview, events search, receipts list and runbooks list (and their groups).
+    expect(paths.length).toBe(36);
     for (const path of paths) {
       const help = await runCli([...path, "--help"]);
       expect({ path, code: help.code, stderr: help.stderr }).toEqual({ path, code: 0, stderr: "" });
@@ -47,7 +48,7 @@ describe("the hookinbox argument parser (in-process)", () => {
   it("keeps usage errors to one line with HOOKINBOX_USAGE, exit 2", async () => {
     const cases: Array<[string[], RegExp]> = [
       [["frobnicate"], /unknown command "frobnicate"/],
-      [["events"], /use hookinbox events list\|show/],
+      [["events"], /use hookinbox events list\|search\|show/],
       [["events", "frob"], /unknown command "events frob"/],
       [["events", "list", "--bogus"], /unknown option '--bogus'.*hookinbox events list --help/],
       [["events", "list", "--limit", "0"], /--limit must be an integer from 1 to 500/],
@@ -87,7 +88,7 @@ describe("the hookinbox argument parser (in-process)", () => {
       return stdout.split("\n").filter(Boolean).sort();
     };
     expect(await complete("ev")).toEqual(["events"]);
-    expect(await complete("events", "")).toEqual(["list", "show"]);
+    expect(await complete("events", "")).toEqual(["list", "search", "show"]);
     expect(await complete("dlq", "retry", "--o")).toEqual(["--override-unsafe"]);
     expect(await complete("--config", "x.json", "events", "list", "--li")).toEqual(["--limit"]);
     expect(await complete("destinations", "")).toEqual([

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
@@ -35,20 +35,30 @@ describe("hookinbox CLI", () => {
     const banner = gateway.output().stderr;
     expect(banner).toContain("no config file: embedded default");
     expect(banner).toMatch(/demo source "demo" \(Standard Webhooks\), secret: whsec_/);
-    expect(banner).toMatch(/admin token \(generated for this run.*\): \S+/);
+    const tokenFile = join(tmp.dir, ".hookinbox", "admin-token");
+    expect(banner).toContain(
+      `admin token (generated for this run; set HOOKINBOX_ADMIN_TOKEN to choose one): in ${tokenFile} (mode 0600), read it with: cat ${tokenFile}`,
+    );
+    // The token is in a file only its owner reads, never in the process's output.
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    const token = readFileSync(tokenFile, "utf8").trim();
+    expect(token).toMatch(/^[\w-]{32}$/);
     expect(banner).toContain(`npx hookinbox send demo --url ${gateway.url}`);
 
     const sent = await hookinbox(tmp.dir, ["send", "demo", "--url", gateway.url]);
     expect(sent.code).toBe(0);
     expect(sent.stdout).toMatch(/^200 \{"ok":true,"eventId":"evt_\w+","duplicate":false\}/);
 
-    const token = /admin token[^:]*: (\S+)/.exec(banner)![1]!;
     const api = await fetch(`${gateway.url}/api/events`, {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(((await api.json()) as { items: unknown[] }).items).toHaveLength(1);
     gateway.child.kill("SIGTERM");
     expect((await gateway.exited()).code).toBe(0);
+    const output = gateway.output();
+    expect(output.stdout.includes(token) || output.stderr.includes(token)).toBe(false);
+    // The token died with the process: its file goes at shutdown.
+    expect(existsSync(tokenFile)).toBe(false);
 
     const listed = await hookinbox(tmp.dir, ["events", "list", "--json"]);
     const page = JSON.parse(listed.stdout) as {

@@ -22,6 +22,10 @@ const readOnly = [
   ["destinations", "deliveries", "app"],
   ["audit", "prove", "evt_nope"],
   ["audit", "consistency", "--from", "0"],
+  ["overview"],
+  ["events", "search", "msg_nope"],
+  ["receipts", "list", "--rejected"],
+  ["runbooks", "list"],
 ];
 
 async function expectAllRefused(env: Record<string, string>) {

@@ -191,6 +191,8 @@ describe("dashboard in Chromium", () => {
     await page.getByRole("link", { name: "Dead letters & stuck" }).click();
     await page.getByTestId("dead-row").first().waitFor();
     expect(await page.getByTestId("dead-row").count()).toBe(1);
+    // One page holds them all: no "load more".
+    expect(await page.getByTestId("dead-more").count()).toBe(0);
     const runbook = await page
       .locator("[data-testid=dead-row] [data-testid=runbook]")
       .textContent();
@@ -225,6 +227,27 @@ describe("dashboard in Chromium", () => {
     expect(cells.slice(1, 5)).toEqual(["std", "HOOKINBOX_SIGNATURE_MISMATCH", "401", "127.0.0.1"]);
     expect(cells[6]).toContain("webhook-signature");
     await shot("07-rejected");
+
+    // 100 more dead letters: a page of 100, then "load more" for the 101st.
+    for (let i = 0; i < 100; i++)
+      expect((await send(`msg_dead_${i}`, { type: "card.charge", amount: i })).status).toBe(200);
+    await until(
+      async () =>
+        (await gateway.inbox.store.listDeliveries({ status: "dead", limit: 500 })).items.length ===
+        101,
+      30_000,
+      "101 dead letters",
+    );
+    await page.getByRole("link", { name: "Dead letters & stuck" }).click();
+    await page.getByTestId("dead-more").waitFor();
+    expect(await page.getByTestId("dead-row").count()).toBe(100);
+    await page.getByTestId("dead-more").click();
+    await until(async () => (await page.getByTestId("dead-row").count()) === 101, 10_000, "page 2");
+    expect(await page.getByTestId("dead-more").count()).toBe(0);
+    const ids = await page
+      .locator("[data-testid=dead-row]")
+      .evaluateAll((rows) => rows.map((row) => row.getAttribute("data-delivery-id")));
+    expect(new Set(ids).size).toBe(101);
 
     // Sign out: the page asks for the token again and the API refuses the old cookie.
     await page.getByTestId("sign-out").click();

@@ -3,7 +3,7 @@
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { alertClaimLeaseMs } from "../../src/alerts/deliver.ts";
-import { resolveConfig } from "../../src/config/resolve.ts";
+import { type AlertNotice, resolveConfig } from "../../src/config/resolve.ts";
 import { PermanentError } from "../../src/handlers/errors.ts";
 import { destination, forwardingInbox, receiver } from "../forward/forward-env.ts";
 import { hangingEffect, manualClock, processingInbox, until } from "../helpers/processing.ts";
@@ -405,6 +405,188 @@ describe.each(storeFactories())("alert webhook on $name", (factory) => {
         )) === 2,
     );
     expect(ops.requests).toHaveLength(2);
+    expect(await store.count("SELECT count(*) AS n FROM alert_outbox")).toBe(2);
+  });
+
+  /** Makes every insert into alert_outbox fail (a full disk, a lost connection) until dropped. */
+  async function refuseOutbox(store: TestStore): Promise<() => Promise<void>> {
+    if (store.url.startsWith("sqlite:")) {
+      await store.exec(`CREATE TRIGGER refuse_alert BEFORE INSERT ON alert_outbox
+        BEGIN SELECT RAISE(ABORT, 'outbox refused'); END`);
+      return () => store.exec("DROP TRIGGER refuse_alert");
+    }
+    await store.exec(`CREATE OR REPLACE FUNCTION refuse_alert() RETURNS trigger LANGUAGE plpgsql
+      AS $$ BEGIN RAISE EXCEPTION 'outbox refused'; END $$`);
+    await store.exec(`CREATE TRIGGER refuse_alert BEFORE INSERT ON alert_outbox
+      FOR EACH ROW EXECUTE FUNCTION refuse_alert()`);
+    return () => store.exec("DROP TRIGGER refuse_alert ON alert_outbox");
+  }
+
+  const outboxRows = (store: TestStore) =>
+    store.rows<{ condition: string; kind: string; payload: string | Record<string, unknown> }>(
+      "SELECT condition, kind, payload FROM alert_outbox ORDER BY slot_at, id",
+    );
+  const parsed = (payload: string | Record<string, unknown>) =>
+    typeof payload === "string" ? (JSON.parse(payload) as Record<string, unknown>) : payload;
+
+  it("commits a held effect and its alert in one transaction, or neither", async () => {
+    const t = await setup({ alerts: { window: "0s" }, handler: async () => undefined });
+    const { eventId } = await t.env.post("msg_tx", { type: "t" });
+    const store = t.env.inbox.store;
+    const start = t.clock.now();
+    const claim = (claimant: string, at: number) =>
+      store.claimEffect({
+        eventId,
+        target: "std:*",
+        name: "ship",
+        claimant,
+        onStale: "hold",
+        staleAfterMs: 1_000,
+        now: at,
+        heldAlert: {
+          occurrences: [
+            { condition: "effect-held:std:*:ship", kind: "effect-held", payload: { name: "ship" } },
+          ],
+          windowMs: 0,
+        },
+      });
+    // The claimant never ran (no attempt row): once older than staleAfter its claim is stale.
+    expect((await claim("att_first", start)).state).toBe("claimed");
+    const allow = await refuseOutbox(t.store);
+    await expect(claim("att_second", start + 5_000)).rejects.toThrow();
+    // The outbox refused the alert, so the hold rolled back with it.
+    expect(await t.store.rows("SELECT status FROM effects")).toEqual([{ status: "processing" }]);
+    expect(await outboxRows(t.store)).toEqual([]);
+    await allow();
+    const held = await claim("att_second", start + 5_000);
+    expect(held).toMatchObject({ state: "held", newlyHeld: true });
+    // No worker runs: the row was written by the claim's own transaction, nothing after it.
+    const rows = await outboxRows(t.store);
+    expect(rows.map((row) => [row.condition, row.kind])).toEqual([
+      ["effect-held:std:*:ship", "effect-held"],
+    ]);
+    expect(parsed(rows[0]!.payload)).toEqual({ name: "ship", effectId: held.effectId });
+    // Finding it held again records nothing more.
+    expect(await claim("att_third", start + 6_000)).toMatchObject({ newlyHeld: false });
+    expect(await outboxRows(t.store)).toHaveLength(1);
+  });
+
+  it("commits a disabled destination and its alert in one transaction, or neither", async () => {
+    const t = await setup({ alerts: { window: "0s" }, handler: async () => undefined });
+    const store = t.env.inbox.store;
+    await t.env.post("msg_boot", { type: "t" });
+    await store.ensureDestinations(["app"]);
+    const alert = {
+      occurrences: [
+        {
+          condition: "destination-disabled:app",
+          kind: "destination-disabled",
+          payload: { destination: "app" },
+        },
+      ],
+      windowMs: 0,
+    };
+    const disable = () => store.setDestinationState("app", "disabled", "410", t.clock.now(), alert);
+    const allow = await refuseOutbox(t.store);
+    await expect(disable()).rejects.toThrow();
+    expect((await store.listDestinationStates()).map((row) => row.state)).toEqual(["active"]);
+    expect(await outboxRows(t.store)).toEqual([]);
+    await allow();
+    expect((await disable())?.state).toBe("disabled");
+    expect((await outboxRows(t.store)).map((row) => row.condition)).toEqual([
+      "destination-disabled:app",
+    ]);
+    // An unknown destination changes nothing and records nothing.
+    expect(await store.setDestinationState("nope", "disabled", "410", t.clock.now(), alert)).toBe(
+      null,
+    );
+    expect(await outboxRows(t.store)).toHaveLength(1);
+  });
+
+  it("calls alerts.onAlert once per condition per window with the count, apart from the webhook", async () => {
+    const notices: AlertNotice[] = [];
+    let failOnce = true;
+    const t = await setup({
+      alerts: {
+        window: "10s",
+        onAlert: async (notice: AlertNotice) => {
+          if (failOnce) {
+            failOnce = false;
+            throw new Error("pager down");
+          }
+          notices.push(notice);
+        },
+      },
+    });
+    t.env.inbox.startWorker();
+    for (const id of ["msg_1", "msg_2", "msg_3"]) await t.env.post(id, { type: "t" });
+    // One row per sink: the first dead letter at once, the other two folded into the next slot.
+    await until(
+      async () => (await t.outbox()).map((row) => row.count).join() === "1,1,2,2",
+      10_000,
+      "both sinks' rows",
+    );
+    await until(() => t.receiver.requests.length === 1, 10_000, "the first webhook alert");
+    // The function threw once: its row retries 5 s later, and the webhook is not sent again.
+    await until(async () =>
+      (await t.outbox()).some((row) => row.attempts === 1 && !row.delivered_at),
+    );
+    t.clock.advance(5_000);
+    await until(() => notices.length === 1, 10_000, "the retried function alert");
+    t.clock.advance(5_000);
+    await until(() => notices.length === 2, 10_000, "the folded function alert");
+    await until(() => t.receiver.requests.length === 2, 10_000, "the folded webhook alert");
+    await t.settled();
+    expect(notices.map((n) => [n.type, n.condition, n.count])).toEqual([
+      ["hookinbox.alert.dead-letter", "dead-letter:std:std:*", 1],
+      ["hookinbox.alert.dead-letter", "dead-letter:std:std:*", 2],
+    ]);
+    expect(new Set(notices.map((n) => n.alertId)).size).toBe(2);
+    expect(delivered(t.receiver, t.statuses).map((a) => a.data.count)).toEqual([1, 2]);
+    expect(t.receiver.requests).toHaveLength(2);
+  });
+
+  it("calls alerts.onAlert when a threshold is crossed and when it recovers, once each", async () => {
+    const notices: AlertNotice[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const store: TestStore = await factory.open();
+    cleanups.push(() => store.cleanup());
+    const clock = manualClock();
+    const env = processingInbox(
+      {
+        store: store.url,
+        handlers: { "std:*": () => gate },
+        worker: { pollInterval: "20ms", lease: "30s" },
+        // The function alone, no webhook: the outbox runs for it all the same.
+        alerts: {
+          window: "1m",
+          thresholds: { oldestUnprocessedAge: "5s" },
+          onAlert: (notice: AlertNotice) => void notices.push(notice),
+        },
+      },
+      { now: clock.now, random: () => 1 },
+    );
+    cleanups.push(env.cleanup);
+    env.inbox.startWorker();
+    await env.post("msg_slow", { type: "t" });
+    clock.advance(6_000);
+    await until(() => notices.length === 1, 10_000, "crossed");
+    release();
+    await until(() => notices.length === 2, 10_000, "recovered");
+    await until(
+      async () =>
+        (await store.count(
+          "SELECT count(*) AS n FROM alert_outbox WHERE delivered_at IS NOT NULL",
+        )) === 2,
+    );
+    expect(notices.map((n) => [n.kind, n.condition, n.count])).toEqual([
+      ["threshold-crossed", "threshold:oldest-unprocessed-age:crossed", 1],
+      ["threshold-recovered", "threshold:oldest-unprocessed-age:recovered", 1],
+    ]);
+    expect(notices[0]?.details).toMatchObject({ metric: "oldest-unprocessed-age", value: 6_000 });
     expect(await store.count("SELECT count(*) AS n FROM alert_outbox")).toBe(2);
   });
 

@@ -99,4 +99,4 @@ export interface RejectedReceipt {
 }
 
 // The overview is typed by the server module that builds it (a type-only import: no code).
-export type { Overview } from "../../src/admin/dashboard-routes.ts";
+export type { Overview } from "../../src/operations/dashboard.ts";

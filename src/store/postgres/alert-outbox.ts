@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { foldTarget, receiptIdFloor } from "../alert-fold.ts";
-import type { AlertOutboxStore, OutboxAlert } from "../alert-types.ts";
+import type { AlertOccurrence, AlertOutboxStore, OutboxAlert } from "../alert-types.ts";
 import { withRetry, withTransaction } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -17,49 +17,7 @@ import type { SchemaNames } from "./schema-names.ts";
 export function alertOutboxPostgres(pool: pg.Pool, t: SchemaNames): AlertOutboxStore {
   return {
     async recordAlerts(occurrences, input) {
-      const now = Math.floor(input.now);
-      await withTransaction(pool, async (client) => {
-        for (const occurrence of occurrences) {
-          if (occurrence.deadLetterId !== undefined) {
-            // Row-locked: a second process marking the same dead letter waits, then sees it marked.
-            const marked = await client.query(
-              `UPDATE ${t.deliveries} SET alerted_at = $2
-               WHERE id = $1 AND status = 'dead' AND alerted_at IS NULL`,
-              [occurrence.deadLetterId, now],
-            );
-            if (marked.rowCount === 0) continue;
-          }
-          const payload = JSON.stringify(occurrence.payload);
-          await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [
-            `hookinbox-alert:${occurrence.condition}`,
-          ]);
-          const { rows } = await client.query<{ waiting: string | null; slot: string | null }>(
-            `SELECT (SELECT id FROM ${t.alert_outbox} WHERE condition = $1 AND attempts = 0
-                       AND delivered_at IS NULL AND slot_at > $2 ORDER BY slot_at DESC LIMIT 1) AS waiting,
-                    (SELECT max(slot_at) FROM ${t.alert_outbox} WHERE condition = $1)::text AS slot`,
-            [occurrence.condition, now],
-          );
-          const row = rows[0];
-          const target = foldTarget({
-            waiting: row?.waiting ?? null,
-            lastSlot: row?.slot == null ? null : Number(row.slot),
-            now,
-            windowMs: input.windowMs,
-          });
-          if ("foldInto" in target) {
-            await client.query(
-              `UPDATE ${t.alert_outbox} SET count = count + 1, payload = $2, last_at = $3 WHERE id = $1`,
-              [target.foldInto, payload, now],
-            );
-          } else {
-            await client.query(
-              `INSERT INTO ${t.alert_outbox} (id, condition, kind, payload, created_at, last_at, slot_at, due_at)
-               VALUES ($1, $2, $3, $4, $5, $5, $6, $6)`,
-              [target.id, occurrence.condition, occurrence.kind, payload, now, target.newSlot],
-            );
-          }
-        }
-      });
+      await withTransaction(pool, (client) => recordAlertsIn(client, t, occurrences, input));
     },
     async claimDueAlerts(now, limit, leaseMs) {
       const at = Math.floor(now);
@@ -119,4 +77,69 @@ export function alertOutboxPostgres(pool: pg.Pool, t: SchemaNames): AlertOutboxS
       return rows[0] ?? { receipts: 0, duplicates: 0 };
     },
   };
+}
+
+/**
+ * Records occurrences inside the caller's transaction (see AlertOutboxStore.recordAlerts): the
+ * state changes that alert (a held effect, a disabled destination) call it in their own, so the
+ * alert commits with the change.
+ *
+ * @example
+ * ```ts
+ * await withTransaction(pool, (client) => recordAlertsIn(client, t, occurrences, { now, windowMs }));
+ * ```
+ */
+export async function recordAlertsIn(
+  client: pg.PoolClient,
+  t: SchemaNames,
+  occurrences: readonly AlertOccurrence[],
+  input: { now: number; windowMs: number },
+): Promise<void> {
+  const now = Math.floor(input.now);
+  // One dead letter may have an occurrence per sink (webhook, function): marked once for all.
+  const marked = new Map<string, boolean>();
+  for (const occurrence of occurrences) {
+    const deadLetterId = occurrence.deadLetterId;
+    if (deadLetterId !== undefined) {
+      if (!marked.has(deadLetterId)) {
+        // Row-locked: a second process marking the same dead letter waits, then sees it marked.
+        const result = await client.query(
+          `UPDATE ${t.deliveries} SET alerted_at = $2
+           WHERE id = $1 AND status = 'dead' AND alerted_at IS NULL`,
+          [deadLetterId, now],
+        );
+        marked.set(deadLetterId, result.rowCount === 1);
+      }
+      if (!marked.get(deadLetterId)) continue;
+    }
+    const payload = JSON.stringify(occurrence.payload);
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [
+      `hookinbox-alert:${occurrence.condition}`,
+    ]);
+    const { rows } = await client.query<{ waiting: string | null; slot: string | null }>(
+      `SELECT (SELECT id FROM ${t.alert_outbox} WHERE condition = $1 AND attempts = 0
+                 AND delivered_at IS NULL AND slot_at > $2 ORDER BY slot_at DESC LIMIT 1) AS waiting,
+              (SELECT max(slot_at) FROM ${t.alert_outbox} WHERE condition = $1)::text AS slot`,
+      [occurrence.condition, now],
+    );
+    const row = rows[0];
+    const target = foldTarget({
+      waiting: row?.waiting ?? null,
+      lastSlot: row?.slot == null ? null : Number(row.slot),
+      now,
+      windowMs: input.windowMs,
+    });
+    if ("foldInto" in target) {
+      await client.query(
+        `UPDATE ${t.alert_outbox} SET count = count + 1, payload = $2, last_at = $3 WHERE id = $1`,
+        [target.foldInto, payload, now],
+      );
+    } else {
+      await client.query(
+        `INSERT INTO ${t.alert_outbox} (id, condition, kind, payload, created_at, last_at, slot_at, due_at)
+         VALUES ($1, $2, $3, $4, $5, $5, $6, $6)`,
+        [target.id, occurrence.condition, occurrence.kind, payload, now, target.newSlot],
+      );
+    }
+  }
 }

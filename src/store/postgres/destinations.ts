@@ -1,7 +1,9 @@
 import type pg from "pg";
+import type { AlertRecord } from "../alert-types.ts";
 import { destinationColumns, toDestinationState } from "../core/views.ts";
 import type { AttemptResponse, DestinationState, DestinationStateRow } from "../forward-types.ts";
-import { withRetry } from "./connection.ts";
+import { recordAlertsIn } from "./alert-outbox.ts";
+import { withRetry, withTransaction } from "./connection.ts";
 import { unclaimSql } from "./queue/leases.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -38,9 +40,9 @@ export function destinationsPostgres(pool: pg.Pool, t: SchemaNames) {
       state: DestinationState,
       reason: string | null,
       now: number,
+      alert?: AlertRecord,
     ): Promise<DestinationStateRow | null> {
-      const rows = await query(
-        `WITH changed AS (
+      const text = `WITH changed AS (
            UPDATE ${t.destinations} SET state = $2, reason = $3, changed_at = $4,
              failures = CASE WHEN $2 = 'active' THEN 0 ELSE failures END,
              open_until = CASE WHEN $2 = 'active' THEN NULL ELSE open_until END
@@ -50,10 +52,19 @@ export function destinationsPostgres(pool: pg.Pool, t: SchemaNames) {
            WHERE $2 = 'active' AND status = 'pending' AND target = $1 AND run_at > $4
              AND EXISTS (SELECT 1 FROM changed)
          )
-         SELECT * FROM changed`,
-        [name, state, reason, Math.floor(now)],
-      );
-      return rows[0] ? toDestinationState(rows[0]) : null;
+         SELECT * FROM changed`;
+      const values = [name, state, reason, Math.floor(now)];
+      if (!alert) {
+        const rows = await query(text, values);
+        return rows[0] ? toDestinationState(rows[0]) : null;
+      }
+      // With an alert: the state and its outbox row commit together, or neither does.
+      return withTransaction(pool, async (client) => {
+        const { rows } = await client.query(text, values);
+        if (!rows[0]) return null;
+        await recordAlertsIn(client, t, alert.occurrences, { now, windowMs: alert.windowMs });
+        return toDestinationState(rows[0]);
+      });
     },
     async countRunning(targets: readonly string[]): Promise<Record<string, number>> {
       const counts: Record<string, number> = {};

@@ -1,8 +1,10 @@
 import type pg from "pg";
 import { hookinboxError } from "../../errors.ts";
 import { ulid } from "../../ids.ts";
+import { withEffectId } from "../alert-fold.ts";
 import { decideEffectClaim, effectColumns, toEffectView } from "../core/effect-claim.ts";
 import type { EffectClaim, EffectClaimInput, EffectView } from "../queue-types.ts";
+import { recordAlertsIn } from "./alert-outbox.ts";
 import { withRetry, withTransaction } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -67,6 +69,12 @@ export function effectsPostgres(pool: pg.Pool, t: SchemaNames) {
             `UPDATE ${t.effects} SET status = 'held', held_at = $2 WHERE id = $1`,
             [row.id, now],
           );
+          if (input.heldAlert) {
+            await recordAlertsIn(client, t, withEffectId(input.heldAlert, row.id), {
+              now,
+              windowMs: input.heldAlert.windowMs,
+            });
+          }
         }
         return claim;
       });

@@ -224,8 +224,8 @@ export function openPostgresStore(
 
     ensureDestinations: (names) => run(() => destinations.ensureDestinations(names)),
     listDestinationStates: () => run(() => destinations.listDestinationStates()),
-    setDestinationState: (name, state, reason, now) =>
-      run(() => destinations.setDestinationState(name, state, reason, now)),
+    setDestinationState: (name, state, reason, now, alert) =>
+      run(() => destinations.setDestinationState(name, state, reason, now, alert)),
     countRunning: (targets) => run(() => destinations.countRunning(targets)),
     takeRateSlot: (name, windowStart, limit) =>
       run(() => destinations.takeRateSlot(name, windowStart, limit)),

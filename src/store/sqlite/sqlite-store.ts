@@ -455,8 +455,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     listDestinationStates() {
       return read((current) => current.destinations.list());
     },
-    setDestinationState: (name, state, reason, at) =>
-      write("setDestinationState", name, state, reason, at),
+    setDestinationState: (name, state, reason, at, alert) =>
+      write("setDestinationState", name, state, reason, at, alert),
     countRunning(targets) {
       return read((current) => current.destinations.countRunning(targets));
     },

@@ -1,4 +1,7 @@
 import type Database from "better-sqlite3";
+import { withEffectId } from "../alert-fold.ts";
+import type { AlertRecord } from "../alert-types.ts";
+import type { DestinationState } from "../forward-types.ts";
 import type { CompleteInput, EffectClaimInput } from "../queue-types.ts";
 import { prepareAccept } from "./accept.ts";
 import { prepareSaveTreeHead } from "./audit.ts";
@@ -48,6 +51,18 @@ export function prepareWriteOps(db: Database.Database, now: () => number, audit 
   const destinations = prepareDestinationWrites(db);
   return {
     ...destinations,
+    /** Sets the state and, when it was set, records `alert` in the same transaction. */
+    setDestinationState(
+      name: string,
+      state: DestinationState,
+      reason: string | null,
+      at: number,
+      alert?: AlertRecord,
+    ) {
+      const row = destinations.setDestinationState(name, state, reason, at);
+      if (row && alert) outbox.record(alert.occurrences, { now: at, windowMs: alert.windowMs });
+      return row;
+    },
     accept,
     saveTreeHead,
     purgePayloads,
@@ -74,7 +89,17 @@ export function prepareWriteOps(db: Database.Database, now: () => number, audit 
         0,
       );
     },
-    claimEffect: (input: EffectClaimInput) => effects.claim(input),
+    /** Claims an effect and, when this claim holds it, records its alert in the same transaction. */
+    claimEffect(input: EffectClaimInput) {
+      const claim = effects.claim(input);
+      if (claim.state === "held" && claim.newlyHeld && input.heldAlert) {
+        outbox.record(withEffectId(input.heldAlert, claim.effectId), {
+          now: input.now,
+          windowMs: input.heldAlert.windowMs,
+        });
+      }
+      return claim;
+    },
     completeEffect: (effectId: string, claimant: string, result: unknown, at: number) =>
       effects.complete(effectId, claimant, result, at),
     releaseEffect: (effectId: string, claimant: string) => effects.release(effectId, claimant),

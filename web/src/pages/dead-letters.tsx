@@ -9,10 +9,13 @@ import { describe, useLoad } from "../use-load.ts";
 type Stuck = Pick<StuckReport, "expiredLeases" | "abandoned" | "blockedKeys" | "oldUndone">;
 
 const chunk = 50;
+/** Dead letters per page: the first page refreshes every 10 s, "load more" appends the next. */
+const pageSize = 100;
 
 /**
- * Dead letters (retry one, or bulk retry with progress; a runbook that says "not safe" asks for
- * an explicit override), held effects (resolve) and stuck work.
+ * Dead letters, newest first, 100 a page with "load more" (retry one, or bulk retry with progress;
+ * a runbook that says "not safe" asks for an explicit override), held effects (resolve) and stuck
+ * work.
  *
  * @example
  * ```tsx
@@ -20,7 +23,14 @@ const chunk = 50;
  * ```
  */
 export function DeadLetters() {
-  const dead = useLoad(() => api<Page<Delivery>>("deliveries?status=dead&limit=500"), [], 10_000);
+  const dead = useLoad(
+    () => api<Page<Delivery>>(`deliveries?status=dead&limit=${pageSize}`),
+    [],
+    10_000,
+  );
+  // Pages loaded with "load more", after the first one, and the cursor after the last of them.
+  const [more, setMore] = useState<{ items: Delivery[]; nextCursor: string | null } | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
   const held = useLoad(() => api<{ items: Effect[] }>("effects?status=held"), [], 10_000);
   const stuck = useLoad(() => api<Stuck>("stuck?olderThan=1h"), [], 10_000);
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -29,7 +39,30 @@ export function DeadLetters() {
   );
   const [unsafe, setUnsafe] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const items = dead.data?.items ?? [];
+  const first = dead.data?.items ?? [];
+  const firstIds = new Set(first.map((d) => d.id));
+  // A row the refreshed first page already holds is not shown twice.
+  const items = [...first, ...(more?.items ?? []).filter((d) => !firstIds.has(d.id))];
+  const nextCursor = more ? more.nextCursor : (dead.data?.nextCursor ?? null);
+  const loadMore = async () => {
+    if (!nextCursor) return;
+    setLoadingMore(true);
+    try {
+      const page = await api<Page<Delivery>>(
+        `deliveries?status=dead&limit=${pageSize}&cursor=${encodeURIComponent(nextCursor)}`,
+      );
+      setMore({ items: [...(more?.items ?? []), ...page.items], nextCursor: page.nextCursor });
+    } catch (failure) {
+      setMessage(describe(failure));
+    } finally {
+      setLoadingMore(false);
+    }
+  };
+  /** After a retry the list changed under the loaded pages: start again from the first. */
+  const reloadDead = async () => {
+    setMore(null);
+    await dead.reload();
+  };
 
   const toggle = (id: string) => {
     const next = new Set(selected);
@@ -41,7 +74,7 @@ export function DeadLetters() {
     try {
       await api(`deliveries/${encodeURIComponent(id)}/retry`, { method: "POST" });
       setMessage(`Retried ${id}.`);
-      await dead.reload();
+      await reloadDead();
     } catch (failure) {
       setMessage(describe(failure));
     }
@@ -69,7 +102,7 @@ export function DeadLetters() {
     }
     setMessage(`Retried ${retried} of ${ids.length}.`);
     setSelected(new Set());
-    await dead.reload();
+    await reloadDead();
   };
   const resolve = async (id: string, resolution: "done" | "release") => {
     try {
@@ -179,6 +212,19 @@ export function DeadLetters() {
           ))}
         </tbody>
       </table>
+      {nextCursor && (
+        <div class="pager">
+          <button
+            type="button"
+            disabled={loadingMore}
+            onClick={() => void loadMore()}
+            data-testid="dead-more"
+          >
+            Load more
+          </button>{" "}
+          <span class="muted">{items.length} shown</span>
+        </div>
+      )}
 
       <h2>Held effects</h2>
       <table class="card" data-testid="held-table">

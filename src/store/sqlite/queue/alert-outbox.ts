@@ -62,9 +62,14 @@ export function prepareAlertOutbox(db: Database.Database) {
       input: { now: number; windowMs: number },
     ): void {
       const now = Math.floor(input.now);
+      // One dead letter may have an occurrence per sink (webhook, function): marked once for all.
+      const marked = new Map<string, boolean>();
       for (const { deadLetterId, ...occurrence } of occurrences) {
-        if (deadLetterId !== undefined && mark.run({ id: deadLetterId, now }).changes === 0)
-          continue;
+        if (deadLetterId !== undefined) {
+          if (!marked.has(deadLetterId))
+            marked.set(deadLetterId, mark.run({ id: deadLetterId, now }).changes === 1);
+          if (!marked.get(deadLetterId)) continue;
+        }
         const payload = JSON.stringify(occurrence.payload);
         const target = foldTarget({
           waiting: waiting.get(occurrence.condition, now)?.id ?? null,
