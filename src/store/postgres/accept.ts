@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { ulid } from "../../ids.ts";
+import { versionlessSql } from "../core/ordering.ts";
 import type { AcceptInput, AcceptResult, RejectionInput } from "../types.ts";
 import { appendAuditLeafPostgres } from "./audit.ts";
 import { withRetry, withTransaction } from "./connection.ts";
@@ -30,7 +31,7 @@ const acceptSql = (t: SchemaNames) => `
   ), dl AS (
     INSERT INTO ${t.deliveries} (id, event_id, target, ordering_key, order_version, version, status, run_at,
                             created_at, updated_at)
-    SELECT t.id, ins.id, t.target, $6, coalesce($7, -1e308), $7, 'pending', $9, $9, $9
+    SELECT t.id, ins.id, t.target, $6, coalesce($7, ${versionlessSql}), $7, 'pending', $9, $9, $9
     FROM ins CROSS JOIN unnest($16::text[], $17::text[]) AS t (id, target)
     RETURNING 1
   ), notified AS (

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { hookinboxError } from "../../errors.ts";
-import { decodeCursor, encodeCursor, pageLimit } from "../core/paging.ts";
+import { deliveryTerms, renderWhere } from "../core/filters.ts";
+import { pageLimit, pageOf } from "../core/paging.ts";
 import { attemptColumns, toAttemptView, toDeliveryView } from "../core/views.ts";
 import type { AttemptView, DeliveryPage, DeliveryQuery, DeliveryView } from "../queue-types.ts";
 import { withRetry } from "./connection.ts";
@@ -59,35 +60,15 @@ export function deliveriesPostgres(pool: pg.Pool, t: SchemaNames, notify: () => 
     byId,
     async list(query: DeliveryQuery): Promise<DeliveryPage> {
       const limit = pageLimit(query.limit);
-      const where: string[] = [];
-      const values: unknown[] = [];
-      for (const [column, value] of [
-        ["status", query.status],
-        ["target", query.target],
-        ["event_id", query.eventId],
-      ] as const) {
-        if (value !== undefined) {
-          values.push(value);
-          where.push(`${column} = $${values.length}`);
-        }
-      }
-      if (query.cursor !== undefined) {
-        values.push(decodeCursor(query.cursor, "dlv"));
-        where.push(`id < $${values.length}`);
-      }
+      const { where, values } = renderWhere(deliveryTerms(query), (n) => `$${n}`);
       values.push(limit + 1);
       const { rows } = await withRetry(() =>
         pool.query(
-          `SELECT ${columns} FROM ${t.deliveries} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-           ORDER BY id DESC LIMIT $${values.length}`,
+          `SELECT ${columns} FROM ${t.deliveries} ${where} ORDER BY id DESC LIMIT $${values.length}`,
           values,
         ),
       );
-      const page = rows.slice(0, limit);
-      return {
-        items: page.map((row) => toDeliveryView(row)),
-        nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null,
-      };
+      return pageOf(rows, limit, toDeliveryView);
     },
     async expired(now: number, limit: number): Promise<DeliveryView[]> {
       const { rows } = await withRetry(() =>

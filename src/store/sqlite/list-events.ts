@@ -1,44 +1,36 @@
 import type Database from "better-sqlite3";
 import { type EventSummaryRow, toEventSummary } from "../core/event-views.ts";
-import { decodeCursor, encodeCursor, pageLimit } from "../core/paging.ts";
+import { beforeCursor, eventFilterTerms, renderWhere } from "../core/filters.ts";
+import { encodeCursor, pageLimit } from "../core/paging.ts";
 import type { EventPage, EventQuery } from "../types.ts";
 
-type Filter = "source" | "type" | "status";
-const filters: readonly Filter[] = ["source", "type", "status"];
-
 /**
- * The WHERE clause for one combination of filters, built only from fixed fragments (values are
- * always bound). With equality on the leading columns of one of the `events_*_id` indexes and
- * `id < @before`, SQLite walks that index backwards and stops after `limit` rows.
- */
-function whereClause(active: readonly Filter[], withCursor: boolean, before: string): string {
-  const terms = active.map((filter) => `e.${filter} = @${filter}`);
-  if (withCursor) terms.push(`e.id < @${before}`);
-  return terms.length > 0 ? `WHERE ${terms.join(" AND ")}` : "";
-}
-
-/**
- * The SQL of one page: newest first by id, with `receiptCount` as a correlated count over the
- * receipts (event_id, …) index, evaluated only for the rows of the page.
+ * The SQL of one page and its values: newest first by id, with `receiptCount` as a correlated
+ * count over the receipts (event_id, …) index, evaluated only for the rows of the page. With
+ * equality on the leading columns of one of the `events_*_id` indexes and `id < ?`, SQLite walks
+ * that index backwards and stops after `limit` rows.
  *
  * @example
  * ```ts
- * listEventsSql(["source"], true); // "SELECT … WHERE e.source = @source AND e.id < @before …"
+ * listEventsSql({ source: "stripe" }, 50); // { sql: "SELECT … WHERE source = ? … LIMIT ?", values: ["stripe", 50] }
  * ```
  */
-export function listEventsSql(active: readonly Filter[], withCursor: boolean): string {
-  return `
+export function listEventsSql(
+  query: EventQuery,
+  limit: number,
+): { sql: string; values: unknown[] } {
+  const { where, values } = renderWhere(
+    [...eventFilterTerms(query), ...beforeCursor(query.cursor)],
+    () => "?",
+  );
+  const sql = `
     SELECT e.id, e.source, e.dedup_key, e.type, e.status, e.received_at,
            (SELECT count(*) FROM receipts r WHERE r.event_id = e.id) AS receipt_count
     FROM events e
-    ${whereClause(active, withCursor, "before")}
+    ${where}
     ORDER BY e.id DESC
-    LIMIT @limit`;
-}
-
-/** Is there at least one row after `@last`? Same index, stops at the first row. */
-function moreSql(active: readonly Filter[]): string {
-  return `SELECT 1 FROM events e ${whereClause(active, true, "last")} ORDER BY e.id DESC LIMIT 1`;
+    LIMIT ?`;
+  return { sql, values: [...values, limit] };
 }
 
 /**
@@ -54,37 +46,31 @@ function moreSql(active: readonly Filter[]): string {
  * ```
  */
 export function prepareListEvents(db: Database.Database): (query: EventQuery) => EventPage {
-  const pages = new Map<string, Database.Statement<[Record<string, unknown>], EventSummaryRow>>();
-  const probes = new Map<string, Database.Statement<[Record<string, unknown>], unknown>>();
+  const statements = new Map<string, Database.Statement<unknown[], EventSummaryRow>>();
+  const prepared = (sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
 
   return (query) => {
     const limit = pageLimit(query.limit);
-    const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    const active = filters.filter((filter) => query[filter] !== undefined);
-    const params: Record<string, unknown> = { limit };
-    for (const filter of active) params[filter] = query[filter];
-
-    const key = `${active.join(",")}|${before === undefined ? "" : "cursor"}`;
-    let page = pages.get(key);
-    if (!page) {
-      page = db.prepare(listEventsSql(active, before !== undefined));
-      pages.set(key, page);
-    }
-    if (before !== undefined) params.before = before;
-    const rows = page.all(params);
+    const { sql, values } = listEventsSql(query, limit);
+    const rows = prepared(sql).all(...values);
 
     let nextCursor: string | null = null;
     const last = rows.at(-1);
     if (rows.length === limit && last) {
-      const probeKey = active.join(",");
-      let probe = probes.get(probeKey);
-      if (!probe) {
-        probe = db.prepare(moreSql(active));
-        probes.set(probeKey, probe);
-      }
-      const probeParams: Record<string, unknown> = { last: last.id };
-      for (const filter of active) probeParams[filter] = query[filter];
-      if (probe.get(probeParams) !== undefined) nextCursor = encodeCursor(last.id);
+      // Is there at least one row after the last? Same index, stops at the first row.
+      const probe = renderWhere(
+        [...eventFilterTerms(query), { sql: "id < ?", values: [last.id] }],
+        () => "?",
+      );
+      const more = prepared(`SELECT 1 FROM events e ${probe.where} ORDER BY e.id DESC LIMIT 1`);
+      if (more.get(...probe.values) !== undefined) nextCursor = encodeCursor(last.id);
     }
     return { items: rows.map(toEventSummary), nextCursor };
   };

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { HookinboxError, hookinboxError } from "../../errors.ts";
+import { replayInBatches } from "../core/replay.ts";
 import type { CompleteInput, TransactionClient } from "../queue-types.ts";
 import type {
   AcceptInput,
@@ -374,24 +375,17 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return read((current) => ids.map((deliveryId) => current.deliveries.byId(deliveryId)!));
     },
 
-    async replayWhere(filter, { now: at, targetsFor, onProgress }) {
-      let afterId = "";
-      let events = 0;
-      let deliveries = 0;
+    replayWhere(filter, options) {
       // Bounded batches, each its own commit: a bulk replay never loads the table.
-      for (;;) {
-        const page = await read((current) => current.replay.page(filter, afterId, 500));
-        if (page.length === 0) break;
-        deliveries += await write(
-          "replayPage",
-          page.map((event) => ({ event, targets: [...targetsFor(event)] })),
-          at,
-        );
-        events += page.length;
-        afterId = page[page.length - 1]!.id;
-        onProgress?.(events);
-      }
-      return { events, deliveries };
+      return replayInBatches(
+        {
+          page: (pageFilter, afterId, limit) =>
+            read((current) => current.replay.page(pageFilter, afterId, limit)),
+          insert: (pairs, at) => write("replayPage", pairs, at),
+        },
+        filter,
+        options,
+      );
     },
 
     countEvents(filter) {

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import type { ReplayPair } from "../core/replay.ts";
 import type { CompleteInput, EffectClaimInput } from "../queue-types.ts";
 import { prepareAccept } from "./accept.ts";
 import { prepareSaveTreeHead } from "./audit.ts";
@@ -64,16 +65,9 @@ export function prepareWriteOps(db: Database.Database, now: () => number, audit 
     markAbandoned: leases.abandon,
     retry,
     replayOne: replay.one,
-    /** Replays a page of events, each to its targets; returns the deliveries created. */
-    replayPage(
-      pairs: ReadonlyArray<{ event: ReplayableEvent; targets: readonly string[] }>,
-      at: number,
-    ): number {
-      return pairs.reduce(
-        (sum, { event, targets }) => sum + replay.into(event, targets, at).length,
-        0,
-      );
-    },
+    /** Replays a page's (event, target) pairs; returns the deliveries created. */
+    replayPage: (pairs: ReadonlyArray<ReplayPair<ReplayableEvent>>, at: number) =>
+      replay.pairs(pairs, at),
     claimEffect: (input: EffectClaimInput) => effects.claim(input),
     completeEffect: (effectId: string, claimant: string, result: unknown, at: number) =>
       effects.complete(effectId, claimant, result, at),
