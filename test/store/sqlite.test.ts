@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { isHookinboxError } from "../../src/errors.ts";
 import { encodeCursor } from "../../src/store/core/paging.ts";
 import { loadSqliteMigrations, openSqliteStore, type SqliteStore } from "../../src/store/index.ts";
-import { listEventsSql } from "../../src/store/sqlite/list-events.ts";
+import { listEventsSql } from "../../src/store/sqlite/events.ts";
 import { acceptInput, rejectionInput, runStoreConformance } from "./conformance.ts";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));

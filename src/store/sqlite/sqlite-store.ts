@@ -12,21 +12,21 @@ import type {
   RejectionInput,
   Store,
 } from "../types.ts";
+import { prepareAlertOutbox } from "./alert-outbox.ts";
 import { prepareAuditReads } from "./audit.ts";
 import { prepareDashboardReads } from "./dashboard-reads.ts";
-import { prepareDestinationReads } from "./forward/destinations.ts";
+import { prepareDeliveryViews } from "./deliveries.ts";
+import { prepareDestinationReads } from "./destinations.ts";
+import { prepareEffects } from "./effects.ts";
+import { prepareListEvents } from "./events.ts";
 import { prepareGetEvent } from "./get-event.ts";
 import { type CommitInfo, GroupCommit } from "./group-commit.ts";
-import { prepareListEvents } from "./list-events.ts";
-import { prepareListReceipts } from "./list-receipts.ts";
 import { openConnection } from "./open-connection.ts";
-import { prepareAlertOutbox } from "./queue/alert-outbox.ts";
 import { prepareDeadLetterAlerts } from "./queue/dead-letter-alerts.ts";
-import { prepareDeliveryViews } from "./queue/delivery-views.ts";
-import { prepareEffects } from "./queue/effects.ts";
 import { prepareQueueGauges } from "./queue/queue-gauges.ts";
-import { prepareReplay } from "./queue/replay.ts";
-import { prepareStuck } from "./queue/stuck.ts";
+import { prepareListReceipts } from "./receipts.ts";
+import { prepareReplay } from "./replay.ts";
+import { prepareStuck } from "./reports.ts";
 import { asHandlerWork, isHandlerError, storeUnavailable } from "./sqlite-errors.ts";
 import { startThreadWriter } from "./thread-writer.ts";
 import type { WriteOp, WriteOps } from "./write-ops.ts";

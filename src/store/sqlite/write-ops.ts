@@ -2,20 +2,20 @@ import type Database from "better-sqlite3";
 import type { ReplayPair } from "../core/replay.ts";
 import type { CompleteInput, EffectClaimInput } from "../queue-types.ts";
 import { prepareAccept } from "./accept.ts";
+import { prepareAlertOutbox } from "./alert-outbox.ts";
 import { prepareSaveTreeHead } from "./audit.ts";
-import { prepareDestinationWrites } from "./forward/destinations.ts";
+import { prepareDestinationWrites } from "./destinations.ts";
+import { prepareEffects } from "./effects.ts";
 import { preparePing } from "./ping.ts";
 import { prepareSqlitePurge } from "./purge-payloads.ts";
-import { prepareAlertOutbox } from "./queue/alert-outbox.ts";
 import { prepareClaimDeliveries } from "./queue/claim-deliveries.ts";
 import { prepareCompleteDelivery } from "./queue/complete-delivery.ts";
 import { prepareDeadLetterAlerts } from "./queue/dead-letter-alerts.ts";
-import { prepareEffects } from "./queue/effects.ts";
 import { prepareFailDelivery } from "./queue/fail-delivery.ts";
 import { prepareLeases } from "./queue/leases.ts";
-import { prepareReplay, type ReplayableEvent } from "./queue/replay.ts";
 import { prepareRetryDelivery } from "./queue/retry-delivery.ts";
-import { preparePruneRejections, prepareRecordRejection } from "./record-rejection.ts";
+import { preparePruneRejections, prepareRecordRejection } from "./rejections.ts";
+import { prepareReplay, type ReplayableEvent } from "./replay.ts";
 import { prepareRetentionStep } from "./retention-step.ts";
 
 /**

@@ -1,9 +1,9 @@
 import type Database from "better-sqlite3";
-import { renderWhere, replayTerms } from "../../core/filters.ts";
-import type { ReplayPair } from "../../core/replay.ts";
-import type { ReplayFilter } from "../../queue-types.ts";
-import { prepareCreateDeliveries } from "./create-deliveries.ts";
-import { prepareFollowUps } from "./key-queue.ts";
+import { renderWhere, replayTerms } from "../core/filters.ts";
+import type { ReplayPair } from "../core/replay.ts";
+import type { ReplayFilter } from "../queue-types.ts";
+import { prepareCreateDeliveries } from "./queue/create-deliveries.ts";
+import { prepareFollowUps } from "./queue/key-queue.ts";
 
 const eventSql = "SELECT id, source, type, ordering_key, version FROM events WHERE id = ?";
 const latestSql =

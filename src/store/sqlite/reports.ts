@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
-import type { BlockedKey, StuckReport } from "../../queue-types.ts";
-import { type DeliveryRow, deliveryColumns, toDeliveryView } from "./delivery-views.ts";
+import type { BlockedKey, StuckReport } from "../queue-types.ts";
+import { type DeliveryRow, deliveryColumns, toDeliveryView } from "./deliveries.ts";
 import { prepareEffects } from "./effects.ts";
 
 const expiredSql = `

@@ -1,14 +1,14 @@
 import type Database from "better-sqlite3";
-import { deliveryTerms, renderWhere } from "../../core/filters.ts";
-import { pageLimit, pageOf } from "../../core/paging.ts";
+import { deliveryTerms, renderWhere } from "../core/filters.ts";
+import { pageLimit, pageOf } from "../core/paging.ts";
 import {
   type AttemptRow,
   attemptColumns,
   type DeliveryRow,
   toAttemptView,
   toDeliveryView,
-} from "../../core/views.ts";
-import type { AttemptView, DeliveryPage, DeliveryQuery, DeliveryView } from "../../queue-types.ts";
+} from "../core/views.ts";
+import type { AttemptView, DeliveryPage, DeliveryQuery, DeliveryView } from "../queue-types.ts";
 
 export type { DeliveryRow };
 export { toDeliveryView };
