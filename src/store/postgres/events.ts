@@ -1,16 +1,15 @@
 import type pg from "pg";
 import {
   type EventSummaryRow,
-  eventDetailColumns,
-  eventReceiptColumns,
+  eventDetailSql,
+  eventReceiptsSql,
   toEventDetail,
   toEventSummary,
-  toReceiptRecord,
 } from "../core/event-views.ts";
-import { beforeCursor, eventFilterTerms, receiptTerms, renderWhere } from "../core/filters.ts";
+import { beforeCursor, eventFilterTerms, renderWhere } from "../core/filters.ts";
 import { pageLimit, pageOf } from "../core/paging.ts";
 import type { DeliveryView } from "../queue-types.ts";
-import type { EventDetail, EventPage, EventQuery, ReceiptPage, ReceiptQuery } from "../types.ts";
+import type { EventDetail, EventPage, EventQuery } from "../types.ts";
 import { withRetry } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -58,43 +57,9 @@ export async function getEventPostgres(
   id: string,
   deliveriesOf: (eventId: string) => Promise<DeliveryView[]>,
 ): Promise<EventDetail | null> {
-  const { rows } = await withRetry(() =>
-    pool.query(`SELECT ${eventDetailColumns} FROM ${t.events} WHERE id = $1`, [id]),
-  );
+  const { rows } = await withRetry(() => pool.query(eventDetailSql(t.events, "$1"), [id]));
   const row = rows[0];
   if (!row) return null;
-  const receipts = await withRetry(() =>
-    pool.query(
-      `SELECT ${eventReceiptColumns} FROM ${t.receipts}
-       WHERE event_id = $1 ORDER BY received_at, id`,
-      [id],
-    ),
-  );
+  const receipts = await withRetry(() => pool.query(eventReceiptsSql(t.receipts, "$1"), [id]));
   return { ...toEventDetail(row, receipts.rows), deliveries: await deliveriesOf(id) };
-}
-
-/**
- * Newest-first receipts, optionally rejections only and by source; never more than `limit`.
- *
- * @example
- * ```ts
- * await listReceiptsPostgres(pool, schemaNames("hookinbox"), { rejected: true, limit: 50 });
- * ```
- */
-export async function listReceiptsPostgres(
-  pool: pg.Pool,
-  t: SchemaNames,
-  query: ReceiptQuery,
-): Promise<ReceiptPage> {
-  const limit = pageLimit(query.limit);
-  const { where, values } = renderWhere(receiptTerms(query), (n) => `$${n}`);
-  values.push(limit + 1);
-  const { rows } = await withRetry(() =>
-    pool.query(
-      `SELECT id, source, received_at, event_id, duplicate, remote_address, status, code, size, header_names
-       FROM ${t.receipts} ${where} ORDER BY id DESC LIMIT $${values.length}`,
-      values,
-    ),
-  );
-  return pageOf(rows, limit, toReceiptRecord);
 }

@@ -1,8 +1,14 @@
 import type Database from "better-sqlite3";
-import { type EventSummaryRow, toEventSummary } from "../core/event-views.ts";
+import type { EventDetailRow, EventReceiptRow, EventSummaryRow } from "../core/event-views.ts";
+import {
+  eventDetailSql,
+  eventReceiptsSql,
+  toEventDetail,
+  toEventSummary,
+} from "../core/event-views.ts";
 import { beforeCursor, eventFilterTerms, renderWhere } from "../core/filters.ts";
 import { encodeCursor, pageLimit } from "../core/paging.ts";
-import type { EventPage, EventQuery } from "../types.ts";
+import type { EventDetail, EventPage, EventQuery } from "../types.ts";
 
 /**
  * The SQL of one page and its values: newest first by id, with `receiptCount` as a correlated
@@ -73,5 +79,33 @@ export function prepareListEvents(db: Database.Database): (query: EventQuery) =>
       if (more.get(...probe.values) !== undefined) nextCursor = encodeCursor(last.id);
     }
     return { items: rows.map(toEventSummary), nextCursor };
+  };
+}
+
+const eventSql = eventDetailSql("events", "?");
+
+// Served by the partial receipts (event_id, received_at, id) index, already in order.
+const receiptsSql = eventReceiptsSql("receipts", "?");
+
+/**
+ * Prepares `getEvent`: one event with its raw body (a plain Uint8Array copy), headers in arrival
+ * order with names as sent, and its receipts ordered by received time. Unknown id → null.
+ *
+ * @example
+ * ```ts
+ * const getEvent = prepareGetEvent(db);
+ * const event = getEvent("evt_01JD7Q5Z8X9K3M4N5P6R7S8T9V");
+ * if (event) console.log(new TextDecoder().decode(event.body), event.receipts.length);
+ * ```
+ */
+export function prepareGetEvent(
+  db: Database.Database,
+): (id: string) => Omit<EventDetail, "deliveries"> | null {
+  const event = db.prepare<[string], EventDetailRow>(eventSql);
+  const receipts = db.prepare<[string], EventReceiptRow>(receiptsSql);
+
+  return (id) => {
+    const row = event.get(id);
+    return row ? toEventDetail(row, receipts.all(id)) : null;
   };
 }

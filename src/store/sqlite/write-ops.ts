@@ -10,12 +10,12 @@ import { preparePing } from "./ping.ts";
 import { prepareSqlitePurge } from "./purge-payloads.ts";
 import { prepareClaimDeliveries } from "./queue/claim-deliveries.ts";
 import { prepareCompleteDelivery } from "./queue/complete-delivery.ts";
-import { prepareDeadLetterAlerts } from "./queue/dead-letter-alerts.ts";
 import { prepareFailDelivery } from "./queue/fail-delivery.ts";
 import { prepareLeases } from "./queue/leases.ts";
 import { prepareRetryDelivery } from "./queue/retry-delivery.ts";
 import { preparePruneRejections, prepareRecordRejection } from "./rejections.ts";
 import { prepareReplay, type ReplayableEvent } from "./replay.ts";
+import { prepareDeadLetterAlerts } from "./reports.ts";
 import { prepareRetentionStep } from "./retention-step.ts";
 
 /**
