@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { HookinboxError, hookinboxError } from "../../errors.ts";
+import { storeLifecycle } from "../core/lifecycle.ts";
 import { replayInBatches } from "../core/replay.ts";
 import type { CompleteInput, TransactionClient } from "../queue-types.ts";
 import type {
@@ -166,7 +167,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   writerReady.catch(() => undefined);
   let cachedPragmas: SqlitePragmas | null = null;
 
-  let closed = false;
+  // `life` refuses work once close() is called and lets close() wait for the work under way;
+  // `released` is set only once that work has settled and the connections are being released.
+  const life = storeLifecycle();
+  let released = false;
   let accepted = 0;
   let duplicates = 0;
   let rejections = 0;
@@ -174,7 +178,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
   /** Read statements are prepared once, on first use after the schema exists. */
   function readOperations(): ReadOperations {
-    if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
+    if (released) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
     if (reads) return reads;
     if (!readDb)
       throw hookinboxError("HOOKINBOX_STORE_UNAVAILABLE", "schema is missing; run migrate() first");
@@ -226,7 +230,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   }
 
   async function currentWriter(): Promise<SqliteWriter> {
-    if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
+    if (released) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
     writer ??= await writerReady;
     return writer;
   }
@@ -239,7 +243,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     op: K,
     ...args: Parameters<WriteOps[K]>
   ): Promise<ReturnType<WriteOps[K]>> {
-    if (closed) return Promise.reject(hookinboxError("HOOKINBOX_STORE_CLOSED"));
+    if (released) return Promise.reject(hookinboxError("HOOKINBOX_STORE_CLOSED"));
     if (writer) return mapErrors(writer.run(op, ...args));
     return currentWriter().then((w) => mapErrors(w.run(op, ...args)));
   }
@@ -254,7 +258,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     }
   }
 
-  return {
+  const store: SqliteStore = {
     kind: "sqlite",
     path: options.path,
 
@@ -465,15 +469,16 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
 
     async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      try {
-        const w = await writerReady.catch(() => null);
-        await w?.close(); // commits what was already submitted, then refuses new work
-        if (readDb && !threaded) optimize(readDb);
-      } finally {
-        readDb?.close();
-      }
+      await life.close(async () => {
+        released = true;
+        try {
+          const w = await writerReady.catch(() => null);
+          await w?.close(); // commits what was already submitted, then refuses new work
+          if (readDb && !threaded) optimize(readDb);
+        } finally {
+          readDb?.close();
+        }
+      });
     },
 
     stats(): SqliteStoreStats {
@@ -488,7 +493,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
 
     pragmas(): SqlitePragmas {
-      if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
+      life.assertOpen();
       if (!threaded && readDb) {
         return {
           journalMode: String(readDb.pragma("journal_mode", { simple: true })),
@@ -502,6 +507,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return cachedPragmas;
     },
   };
+  // Every asynchronous operation runs through `life`, so close() waits for it (a replayEvent
+  // that has written still reads its deliveries back), as on PostgreSQL.
+  return life.guard(store, ["close", "stats", "pragmas"]);
 }
 
 interface ReadOperations {
