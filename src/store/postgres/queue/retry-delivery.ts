@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { hookinboxError } from "../../../errors.ts";
+import { retryFallback } from "../../core/retry.ts";
 import type { DeliveryView } from "../../queue-types.ts";
 import { withRetry } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
@@ -48,22 +48,19 @@ export async function retryPostgres(
   };
   const row = await runNow(id);
   if (row?.event_id) return byId(id);
-  if (!row?.status) return null;
-  if (row.status === "blocked") {
-    // A blocked delivery waits for the head of its key: run that head now, keeping order.
-    const { rows: heads } = await withRetry(() =>
-      pool.query(
-        `SELECT h.id FROM ${t.deliveries} d JOIN ${t.deliveries} h
-           ON h.target = d.target AND h.ordering_key = d.ordering_key
-          AND (h.status IN ('pending', 'blocked', 'running') OR h.blocks_key)
-         WHERE d.id = $1 AND d.status = 'blocked'
-         ORDER BY h.order_version, h.id LIMIT 1`,
-        [id],
-      ),
-    );
-    const head = heads[0] as { id: string } | undefined;
-    if (head && head.id !== id) await runNow(head.id);
-    return byId(id);
-  }
-  throw hookinboxError("HOOKINBOX_DELIVERY_NOT_RETRYABLE", `delivery is ${row.status}`);
+  if (retryFallback(row?.status) === "none") return null;
+  // A blocked delivery waits for the head of its key: run that head now, keeping order.
+  const { rows: heads } = await withRetry(() =>
+    pool.query(
+      `SELECT h.id FROM ${t.deliveries} d JOIN ${t.deliveries} h
+         ON h.target = d.target AND h.ordering_key = d.ordering_key
+        AND (h.status IN ('pending', 'blocked', 'running') OR h.blocks_key)
+       WHERE d.id = $1 AND d.status = 'blocked'
+       ORDER BY h.order_version, h.id LIMIT 1`,
+      [id],
+    ),
+  );
+  const head = heads[0] as { id: string } | undefined;
+  if (head && head.id !== id) await runNow(head.id);
+  return byId(id);
 }
