@@ -538,6 +538,7 @@ export function runStoreConformance(name: string, open: () => Promise<OpenedStor
           ["listEvents", (s) => s.listEvents({})],
           ["listReceipts", (s) => s.listReceipts({})],
           ["ping", (s) => s.ping()],
+          ["recordRejection", (s) => s.recordRejection(rejectionInput())],
           ["accept", (s) => s.accept(acceptInput({ identity: { dedupKey: "late" } }))],
         ];
         const outcomes: string[] = [];

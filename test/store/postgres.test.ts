@@ -55,7 +55,7 @@ describe("PostgreSQL specifics", () => {
     }
   });
 
-  it("replays atomically: when the event's refresh fails, no replay delivery is left behind", async () => {
+  it("replays atomically, one event or in bulk: when the event's refresh fails, no replay delivery is left behind", async () => {
     const url = database.schemaUrl();
     const schema = new URL(url).searchParams.get("schema");
     const store = openPostgresStore(url);
@@ -71,6 +71,10 @@ describe("PostgreSQL specifics", () => {
         FOR EACH ROW EXECUTE FUNCTION ${schema}.refuse()`);
       await expect(
         store.replayEvent({ eventId, targets: ["stripe:*"], now: Date.now() }),
+      ).rejects.toThrow();
+      // The bulk replay's batches (core/replay.ts) insert through the same transaction.
+      await expect(
+        store.replayWhere({}, { now: Date.now(), targetsFor: () => ["stripe:*"] }),
       ).rejects.toThrow();
       const { rows } = await client.query(
         `SELECT count(*)::int AS n FROM ${schema}.deliveries WHERE event_id = $1`,

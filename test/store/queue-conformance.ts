@@ -390,6 +390,48 @@ export function runQueueConformance(
       expect(isHookinboxError(missing, "HOOKINBOX_EVENT_NOT_FOUND")).toBe(true);
     });
 
+    it("close waits for markStale and replayEvent already started", async () => {
+      // One operation per store, started once its event is stored (and, for markStale, claimed),
+      // then close at once: nothing else keeps close() waiting.
+      const operations: Array<
+        [string, (s: Store, eventId: string) => Promise<() => Promise<unknown>>]
+      > = [
+        [
+          "markStale",
+          async (s) => {
+            const [d] = await s.claimDeliveries({
+              workerId: "w1",
+              limit: 1,
+              leaseMs: lease,
+              now: T0,
+            });
+            return () => s.markStale(done(d!, "w1"));
+          },
+        ],
+        [
+          "replayEvent",
+          async (s, eventId) => () => s.replayEvent({ eventId, targets: ["t"], now: T0 }),
+        ],
+      ];
+      const outcomes: string[] = [];
+      for (const [name, prepare] of operations) {
+        const opened = await open();
+        try {
+          const { eventId } = await opened.store.accept(
+            acceptInput({ receivedAt: T0, targets: ["t"] }),
+          );
+          const run = await prepare(opened.store, eventId);
+          const started = run();
+          await opened.store.close();
+          const [settled] = await Promise.allSettled([started]);
+          outcomes.push(`${name}: ${settled?.status}`);
+        } finally {
+          await opened.cleanup();
+        }
+      }
+      expect(outcomes).toEqual(["markStale: fulfilled", "replayEvent: fulfilled"]);
+    });
+
     it("bulk-replays by filter in batches and reports progress", async () => {
       for (let i = 0; i < 1203; i++) await accept({ targets: [] });
       await store.accept(

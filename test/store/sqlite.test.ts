@@ -6,8 +6,9 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { isHookinboxError } from "../../src/errors.ts";
+import { encodeCursor } from "../../src/store/core/paging.ts";
 import { loadSqliteMigrations, openSqliteStore, type SqliteStore } from "../../src/store/index.ts";
-import { listEventsSql } from "../../src/store/sqlite/list-events.ts";
+import { listEventsSql } from "../../src/store/sqlite/events.ts";
 import { acceptInput, rejectionInput, runStoreConformance } from "./conformance.ts";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -244,11 +245,12 @@ describe("SQLite store specifics", () => {
     for (let mask = 0; mask < 8; mask++) {
       const active = filters.filter((_, bit) => mask & (1 << bit));
       for (const withCursor of [false, true]) {
-        const params: Record<string, unknown> = { limit: 50 };
-        for (const filter of active) params[filter] = "x";
-        if (withCursor) params.before = "evt_Z";
+        const query: Record<string, string> = {};
+        for (const filter of active) query[filter] = "x";
+        if (withCursor) query.cursor = encodeCursor("evt_01JD7Q5Z8X9K3M4N5P6R7S8T9V");
+        const { sql, values } = listEventsSql(query, 50);
         const plan = (
-          db.prepare(`EXPLAIN QUERY PLAN ${listEventsSql(active, withCursor)}`).all(params) as {
+          db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as {
             detail: string;
           }[]
         ).map((row) => row.detail);

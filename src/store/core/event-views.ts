@@ -33,8 +33,20 @@ export function toEventSummary(row: EventSummaryRow): EventSummary {
 }
 
 /** The event columns `toEventDetail` reads. */
-export const eventDetailColumns = `id, source, dedup_key, type, occurred_at, ordering_key, version,
+const eventDetailColumns = `id, source, dedup_key, type, occurred_at, ordering_key, version,
   status, received_at, body, headers, purged_at`;
+
+/**
+ * The one-event read of `getEvent`, over the driver's events table and id placeholder.
+ *
+ * @example
+ * ```ts
+ * eventDetailSql("events", "?"); // "SELECT id, source, … FROM events WHERE id = ?"
+ * ```
+ */
+export function eventDetailSql(events: string, id: string): string {
+  return `SELECT ${eventDetailColumns} FROM ${events} WHERE id = ${id}`;
+}
 
 /** An events row as both drivers select it for details (headers as JSON text or parsed). */
 export interface EventDetailRow {
@@ -52,8 +64,19 @@ export interface EventDetailRow {
   purged_at: number | null;
 }
 
-/** The receipt columns of an event's timeline, oldest first. */
-export const eventReceiptColumns = "id, received_at, duplicate, remote_address, secret_index";
+/**
+ * An event's receipts, oldest first (rejections have no event_id, so they never appear), over
+ * the driver's receipts table and event id placeholder.
+ *
+ * @example
+ * ```ts
+ * eventReceiptsSql('"hookinbox".receipts', "$1"); // "SELECT id, received_at, … ORDER BY received_at, id"
+ * ```
+ */
+export function eventReceiptsSql(receipts: string, eventId: string): string {
+  return `SELECT id, received_at, duplicate, remote_address, secret_index FROM ${receipts}
+    WHERE event_id = ${eventId} ORDER BY received_at, id`;
+}
 
 /** A receipt row of an event's timeline. */
 export interface EventReceiptRow {

@@ -20,6 +20,11 @@ export function storeLifecycle() {
     work.finally(() => inFlight.delete(work)).catch(() => undefined);
     return work;
   };
+  /** Runs `work` unless closed, and keeps it in flight until it settles. */
+  const run = async <T>(work: () => Promise<T>): Promise<T> => {
+    if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
+    return track(work());
+  };
   return {
     /** True once `close()` was called. */
     get closed(): boolean {
@@ -29,10 +34,18 @@ export function storeLifecycle() {
     assertOpen(): void {
       if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
     },
-    /** Runs `work` unless closed, and keeps it in flight until it settles. */
-    async run<T>(work: () => Promise<T>): Promise<T> {
-      if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
-      return track(work());
+    run,
+    /**
+     * `target` with each method but those named in `direct` run through `run`: a driver whose
+     * methods all return promises is guarded without naming each one.
+     */
+    guard<T extends object>(target: T, direct: ReadonlyArray<keyof T>): T {
+      const guarded = { ...target } as Record<PropertyKey, unknown>;
+      for (const [key, value] of Object.entries(target)) {
+        if (typeof value !== "function" || direct.includes(key as keyof T)) continue;
+        guarded[key] = (...args: unknown[]) => run(() => value.apply(guarded, args));
+      }
+      return guarded as T;
     },
     /**
      * Refuses new work, waits for the work in flight (each settles, fulfilled or not), then runs

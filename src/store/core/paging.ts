@@ -62,3 +62,26 @@ export function pageLimit(limit: number | undefined): number {
   }
   return limit;
 }
+
+/**
+ * A newest-first page from rows read with `LIMIT limit + 1`: at most `limit` items, and a cursor
+ * after the last exactly when the extra row came back.
+ *
+ * @example
+ * ```ts
+ * const rows = query(`… ORDER BY id DESC LIMIT ${limit + 1}`);
+ * return pageOf(rows, limit, toReceiptRecord); // { items, nextCursor }
+ * ```
+ */
+export function pageOf<R extends { id: string }, V>(
+  rows: readonly R[],
+  limit: number,
+  view: (row: R) => V,
+): { items: V[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map((row) => view(row)),
+    nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null,
+  };
+}

@@ -1,8 +1,9 @@
 import type pg from "pg";
 import { ulid } from "../../ids.ts";
-import type { AcceptInput, AcceptResult, RejectionInput } from "../types.ts";
+import { versionlessSql } from "../core/ordering.ts";
+import type { AcceptInput, AcceptResult } from "../types.ts";
 import { appendAuditLeafPostgres } from "./audit.ts";
-import { withRetry, withTransaction } from "./connection.ts";
+import { withTransaction } from "./connection.ts";
 import { withPartition } from "./partitions.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -30,7 +31,7 @@ const acceptSql = (t: SchemaNames) => `
   ), dl AS (
     INSERT INTO ${t.deliveries} (id, event_id, target, ordering_key, order_version, version, status, run_at,
                             created_at, updated_at)
-    SELECT t.id, ins.id, t.target, $6, coalesce($7, -1e308), $7, 'pending', $9, $9, $9
+    SELECT t.id, ins.id, t.target, $6, coalesce($7, ${versionlessSql}), $7, 'pending', $9, $9, $9
     FROM ins CROSS JOIN unnest($16::text[], $17::text[]) AS t (id, target)
     RETURNING 1
   ), notified AS (
@@ -46,10 +47,6 @@ const duplicateReceiptSql = (t: SchemaNames) => `
   INSERT INTO ${t.receipts} (id, event_id, source, received_at, duplicate, remote_address, size, secret_index)
   SELECT $1, d.event_id, $2, $4, true, $5, $6, $7 FROM ${t.event_dedup} d WHERE d.source = $2 AND d.dedup_key = $3
   RETURNING event_id`;
-
-const rejectionSql = (t: SchemaNames) => `
-  INSERT INTO ${t.receipts} (id, event_id, source, received_at, duplicate, remote_address, status, code, size, header_names, rejected)
-  VALUES ($1, NULL, $2, $3, false, $4, $5, $6, $7, $8::jsonb, true)`;
 
 /**
  * Stores a receipt and, unless it exists, the event and its deliveries, in one statement that
@@ -134,57 +131,4 @@ export async function acceptPostgres(
     if (!eventId) throw new Error("accept: conflicting event row not found");
     return { eventId, receiptId, duplicate: true, deliveries: 0 };
   });
-}
-
-/**
- * Records a rejected request's metadata (never its body).
- *
- * @example
- * ```ts
- * await recordRejectionPostgres(pool, schemaNames("hookinbox"), rejection);
- * ```
- */
-export async function recordRejectionPostgres(
-  pool: pg.Pool,
-  t: SchemaNames,
-  input: RejectionInput,
-): Promise<void> {
-  const at = Math.floor(input.receivedAt);
-  const id = `rcp_${ulid(at)}`;
-  await withPartition(pool, t, [id], () =>
-    pool.query(rejectionSql(t), [
-      id,
-      input.source,
-      at,
-      input.remoteAddress,
-      input.status,
-      input.code,
-      input.size,
-      JSON.stringify(input.headerNames),
-    ]),
-  );
-}
-
-/**
- * Deletes up to `limit` rejected receipts received before `before` (ms), oldest first.
- *
- * @example
- * ```ts
- * await pruneRejectionsPostgres(pool, schemaNames("hookinbox"), Date.now() - 7 * 86_400_000, 1000);
- * ```
- */
-export async function pruneRejectionsPostgres(
-  pool: pg.Pool,
-  t: SchemaNames,
-  before: number,
-  limit: number,
-): Promise<number> {
-  const result = await withRetry(() =>
-    pool.query(
-      `DELETE FROM ${t.receipts_rejected} WHERE id IN (
-         SELECT id FROM ${t.receipts_rejected} WHERE received_at < $1 ORDER BY id LIMIT $2)`,
-      [Math.floor(before), limit],
-    ),
-  );
-  return result.rowCount ?? 0;
 }

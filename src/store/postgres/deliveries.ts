@@ -1,10 +1,10 @@
 import type pg from "pg";
-import { hookinboxError } from "../../errors.ts";
-import { decodeCursor, encodeCursor, pageLimit } from "../core/paging.ts";
+import { deliveryTerms, renderWhere } from "../core/filters.ts";
+import { pageLimit, pageOf } from "../core/paging.ts";
 import { attemptColumns, toAttemptView, toDeliveryView } from "../core/views.ts";
 import type { AttemptView, DeliveryPage, DeliveryQuery, DeliveryView } from "../queue-types.ts";
 import { withRetry } from "./connection.ts";
-import { refreshEventsSql } from "./queue/refresh-event.ts";
+import { retryPostgres } from "./queue/retry-delivery.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
 /** The columns every delivery view selects, with the event's source and type (for `FROM deliveries`). */
@@ -38,7 +38,7 @@ async function attemptLogs(
 }
 
 /**
- * Delivery listings and the operator's retry of a dead letter.
+ * Delivery listings, and the operator's retry of a dead letter (queue/retry-delivery.ts).
  *
  * @example
  * ```ts
@@ -59,35 +59,15 @@ export function deliveriesPostgres(pool: pg.Pool, t: SchemaNames, notify: () => 
     byId,
     async list(query: DeliveryQuery): Promise<DeliveryPage> {
       const limit = pageLimit(query.limit);
-      const where: string[] = [];
-      const values: unknown[] = [];
-      for (const [column, value] of [
-        ["status", query.status],
-        ["target", query.target],
-        ["event_id", query.eventId],
-      ] as const) {
-        if (value !== undefined) {
-          values.push(value);
-          where.push(`${column} = $${values.length}`);
-        }
-      }
-      if (query.cursor !== undefined) {
-        values.push(decodeCursor(query.cursor, "dlv"));
-        where.push(`id < $${values.length}`);
-      }
+      const { where, values } = renderWhere(deliveryTerms(query), (n) => `$${n}`);
       values.push(limit + 1);
       const { rows } = await withRetry(() =>
         pool.query(
-          `SELECT ${columns} FROM ${t.deliveries} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-           ORDER BY id DESC LIMIT $${values.length}`,
+          `SELECT ${columns} FROM ${t.deliveries} ${where} ORDER BY id DESC LIMIT $${values.length}`,
           values,
         ),
       );
-      const page = rows.slice(0, limit);
-      return {
-        items: page.map((row) => toDeliveryView(row)),
-        nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null,
-      };
+      return pageOf(rows, limit, toDeliveryView);
     },
     async expired(now: number, limit: number): Promise<DeliveryView[]> {
       const { rows } = await withRetry(() =>
@@ -125,49 +105,6 @@ export function deliveriesPostgres(pool: pg.Pool, t: SchemaNames, notify: () => 
       );
       return rows.map((row) => toDeliveryView(row, logs.get(row.id) ?? []));
     },
-    async retry(id: string, now: number): Promise<DeliveryView | null> {
-      // "Run now": dead → pending with a fresh budget; pending → due now (same budget).
-      const runNow = async (deliveryId: string) => {
-        const { rows } = await withRetry(() =>
-          pool.query(
-            `WITH retried AS (
-               UPDATE ${t.deliveries} SET status = 'pending', run_at = $2, blocks_key = false,
-                      budget_base = CASE status WHEN 'dead' THEN attempts ELSE budget_base END,
-                      alerted_at = CASE status WHEN 'dead' THEN NULL ELSE alerted_at END,
-                      completed_at = NULL, updated_at = $2
-               WHERE id = $1 AND status IN ('dead', 'pending') RETURNING event_id
-             )
-             SELECT (SELECT event_id FROM retried) AS event_id, (SELECT status FROM ${t.deliveries} WHERE id = $1) AS status`,
-            [deliveryId, Math.floor(now)],
-          ),
-        );
-        const row = rows[0];
-        if (row?.event_id) {
-          await withRetry(() => pool.query(refreshEventsSql(t, "ARRAY[$1::text]"), [row.event_id]));
-          await notify();
-        }
-        return row as { event_id: string | null; status: string | null } | undefined;
-      };
-      const row = await runNow(id);
-      if (row?.event_id) return byId(id);
-      if (!row?.status) return null;
-      if (row.status === "blocked") {
-        // A blocked delivery waits for the head of its key: run that head now, keeping order.
-        const { rows: heads } = await withRetry(() =>
-          pool.query(
-            `SELECT h.id FROM ${t.deliveries} d JOIN ${t.deliveries} h
-               ON h.target = d.target AND h.ordering_key = d.ordering_key
-              AND (h.status IN ('pending', 'blocked', 'running') OR h.blocks_key)
-             WHERE d.id = $1 AND d.status = 'blocked'
-             ORDER BY h.order_version, h.id LIMIT 1`,
-            [id],
-          ),
-        );
-        const head = heads[0] as { id: string } | undefined;
-        if (head && head.id !== id) await runNow(head.id);
-        return byId(id);
-      }
-      throw hookinboxError("HOOKINBOX_DELIVERY_NOT_RETRYABLE", `delivery is ${row.status}`);
-    },
+    retry: (id: string, now: number) => retryPostgres(pool, t, id, now, notify, byId),
   };
 }

@@ -10,7 +10,7 @@ import type { SchemaNames } from "./schema-names.ts";
 
 /**
  * The effect ledger on PostgreSQL, with the same rules as SQLite's (see
- * src/store/sqlite/queue/effects.ts): the UNIQUE (event_id, target, name) constraint decides
+ * src/store/sqlite/effects.ts): the UNIQUE (event_id, target, name) constraint decides
  * the first claim, and a stale claim is taken over (`reclaim`) or held (`hold`) under a row lock.
  *
  * @example

@@ -1,15 +1,15 @@
 import type pg from "pg";
 import {
   type EventSummaryRow,
-  eventDetailColumns,
-  eventReceiptColumns,
+  eventDetailSql,
+  eventReceiptsSql,
   toEventDetail,
   toEventSummary,
-  toReceiptRecord,
 } from "../core/event-views.ts";
-import { decodeCursor, encodeCursor, pageLimit } from "../core/paging.ts";
+import { beforeCursor, eventFilterTerms, renderWhere } from "../core/filters.ts";
+import { pageLimit, pageOf } from "../core/paging.ts";
 import type { DeliveryView } from "../queue-types.ts";
-import type { EventDetail, EventPage, EventQuery, ReceiptPage, ReceiptQuery } from "../types.ts";
+import type { EventDetail, EventPage, EventQuery } from "../types.ts";
 import { withRetry } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -28,35 +28,19 @@ export async function listEventsPostgres(
   query: EventQuery,
 ): Promise<EventPage> {
   const limit = pageLimit(query.limit);
-  const where: string[] = [];
-  const values: unknown[] = [];
-  for (const [column, value] of [
-    ["source", query.source],
-    ["type", query.type],
-    ["status", query.status],
-  ] as const) {
-    if (value !== undefined) {
-      values.push(value);
-      where.push(`${column} = $${values.length}`);
-    }
-  }
-  if (query.cursor !== undefined) {
-    values.push(decodeCursor(query.cursor));
-    where.push(`id < $${values.length}`);
-  }
+  const { where, values } = renderWhere(
+    [...eventFilterTerms(query), ...beforeCursor(query.cursor)],
+    (n) => `$${n}`,
+  );
   values.push(limit + 1);
   const sql = `
     SELECT e.id, e.source, e.dedup_key, e.type, e.status, e.received_at,
            (SELECT count(*) FROM ${t.receipts} r WHERE r.event_id = e.id)::int AS receipt_count
     FROM (SELECT id, source, dedup_key, type, status, received_at FROM ${t.events}
-          ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT $${values.length}) e
+          ${where} ORDER BY id DESC LIMIT $${values.length}) e
     ORDER BY e.id DESC`;
   const { rows } = await withRetry(() => pool.query<EventSummaryRow>(sql, values));
-  const page = rows.slice(0, limit);
-  return {
-    items: page.map(toEventSummary),
-    nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null,
-  };
+  return pageOf(rows, limit, toEventSummary);
 }
 
 /**
@@ -73,58 +57,9 @@ export async function getEventPostgres(
   id: string,
   deliveriesOf: (eventId: string) => Promise<DeliveryView[]>,
 ): Promise<EventDetail | null> {
-  const { rows } = await withRetry(() =>
-    pool.query(`SELECT ${eventDetailColumns} FROM ${t.events} WHERE id = $1`, [id]),
-  );
+  const { rows } = await withRetry(() => pool.query(eventDetailSql(t.events, "$1"), [id]));
   const row = rows[0];
   if (!row) return null;
-  const receipts = await withRetry(() =>
-    pool.query(
-      `SELECT ${eventReceiptColumns} FROM ${t.receipts}
-       WHERE event_id = $1 ORDER BY received_at, id`,
-      [id],
-    ),
-  );
+  const receipts = await withRetry(() => pool.query(eventReceiptsSql(t.receipts, "$1"), [id]));
   return { ...toEventDetail(row, receipts.rows), deliveries: await deliveriesOf(id) };
-}
-
-/**
- * Newest-first receipts, optionally rejections only and by source; never more than `limit`.
- *
- * @example
- * ```ts
- * await listReceiptsPostgres(pool, schemaNames("hookinbox"), { rejected: true, limit: 50 });
- * ```
- */
-export async function listReceiptsPostgres(
-  pool: pg.Pool,
-  t: SchemaNames,
-  query: ReceiptQuery,
-): Promise<ReceiptPage> {
-  const limit = pageLimit(query.limit);
-  const where: string[] = [];
-  const values: unknown[] = [];
-  if (query.rejected === true) where.push("event_id IS NULL");
-  if (query.rejected === false) where.push("event_id IS NOT NULL");
-  if (query.source !== undefined) {
-    values.push(query.source);
-    where.push(`source = $${values.length}`);
-  }
-  if (query.cursor !== undefined) {
-    values.push(decodeCursor(query.cursor, "rcp"));
-    where.push(`id < $${values.length}`);
-  }
-  values.push(limit + 1);
-  const { rows } = await withRetry(() =>
-    pool.query(
-      `SELECT id, source, received_at, event_id, duplicate, remote_address, status, code, size, header_names
-       FROM ${t.receipts} ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT $${values.length}`,
-      values,
-    ),
-  );
-  const page = rows.slice(0, limit);
-  return {
-    items: page.map(toReceiptRecord),
-    nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null,
-  };
 }

@@ -1,7 +1,7 @@
 import type { Logger } from "../../log.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
 import type { Store } from "../types.ts";
-import { acceptPostgres, pruneRejectionsPostgres, recordRejectionPostgres } from "./accept.ts";
+import { acceptPostgres } from "./accept.ts";
 import { alertOutboxPostgres } from "./alert-outbox.ts";
 import { auditPostgres } from "./audit.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
@@ -9,15 +9,18 @@ import { dashboardReadsPostgres } from "./dashboard-reads.ts";
 import { deliveriesPostgres } from "./deliveries.ts";
 import { destinationsPostgres } from "./destinations.ts";
 import { effectsPostgres } from "./effects.ts";
-import { getEventPostgres, listEventsPostgres, listReceiptsPostgres } from "./events.ts";
+import { getEventPostgres, listEventsPostgres } from "./events.ts";
 import { listenForDeliveries } from "./listen.ts";
 import { migratePostgres } from "./migrate.ts";
 import { maintainPartitionsPostgres } from "./partitions.ts";
+import { pingPostgres } from "./ping.ts";
 import { purgePayloadsPostgres } from "./purge-payloads.ts";
 import { claimPostgres } from "./queue/claim-deliveries.ts";
 import { completePostgres } from "./queue/complete-delivery.ts";
 import { failPostgres } from "./queue/fail-delivery.ts";
 import { leasesPostgres } from "./queue/leases.ts";
+import { listReceiptsPostgres } from "./receipts.ts";
+import { pruneRejectionsPostgres, recordRejectionPostgres } from "./rejections.ts";
 import { replayPostgres } from "./replay.ts";
 import { reportsPostgres } from "./reports.ts";
 import { eventsExpiredBeforePostgres, retentionStepPostgres } from "./retention-step.ts";
@@ -134,18 +137,7 @@ export function openPostgresStore(
     getEvent: (id) =>
       run(() => getEventPostgres(pool, t, id, (eventId) => deliveries.ofEvent(eventId))),
     listReceipts: (query) => run(() => listReceiptsPostgres(pool, t, query)),
-    async ping() {
-      await run(() =>
-        healSchema(() =>
-          withRetry(() =>
-            pool.query(
-              `INSERT INTO ${t.hookinbox_heartbeat} (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = excluded.at`,
-              [Math.floor(now())],
-            ),
-          ),
-        ),
-      );
-    },
+    ping: () => run(() => healSchema(() => pingPostgres(pool, t, now))),
     async close() {
       listeners.clear();
       await life.close(async () => {

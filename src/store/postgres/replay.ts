@@ -1,24 +1,17 @@
 import type pg from "pg";
 import { hookinboxError } from "../../errors.ts";
 import { ulid } from "../../ids.ts";
+import { renderWhere, replayTerms, type WhereTerm } from "../core/filters.ts";
+import { versionlessSql } from "../core/ordering.ts";
+import { type ReplayOptions, replayInBatches } from "../core/replay.ts";
 import type { ReplayFilter } from "../queue-types.ts";
 import { withRetry, withTransaction } from "./connection.ts";
 import { refreshEventsSql } from "./queue/refresh-event.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
-function filterTerms(filter: ReplayFilter, values: unknown[]): string[] {
-  const terms: string[] = [];
-  const add = (sql: string, value: unknown) => {
-    values.push(value);
-    terms.push(sql.replace("?", `$${values.length}`));
-  };
-  if (filter.source !== undefined) add("source = ?", filter.source);
-  if (filter.type !== undefined) add("type = ?", filter.type);
-  if (filter.status !== undefined) add("status = ?", filter.status);
-  if (filter.receivedFrom !== undefined) add("received_at >= ?", Math.floor(filter.receivedFrom));
-  if (filter.receivedTo !== undefined) add("received_at < ?", Math.floor(filter.receivedTo));
-  return terms;
-}
+/** A replay filter (after any leading terms) as PostgreSQL WHERE text and its values. */
+const whereOf = (filter: ReplayFilter, leading: WhereTerm[] = []) =>
+  renderWhere([...leading, ...replayTerms(filter)], (n) => `$${n}`);
 
 // For each (event, target): supersede a dead original that blocks its key, then create the
 // replay linked to the latest earlier delivery of that target.
@@ -31,7 +24,7 @@ const replaySql = (t: SchemaNames) => `
   ), created AS (
     INSERT INTO ${t.deliveries} (id, event_id, target, ordering_key, order_version, version, status, run_at,
                             is_replay, replay_of, created_at, updated_at)
-    SELECT w.id, e.id, w.target, e.ordering_key, coalesce(e.version, -1e308), e.version, 'pending', $4, true,
+    SELECT w.id, e.id, w.target, e.ordering_key, coalesce(e.version, ${versionlessSql}), e.version, 'pending', $4, true,
            (SELECT max(p.id) FROM ${t.deliveries} p WHERE p.event_id = e.id AND p.target = w.target), $4, $4
     FROM wanted w JOIN ${t.events} e ON e.id = w.event_id
     RETURNING id, event_id
@@ -39,8 +32,9 @@ const replaySql = (t: SchemaNames) => `
   SELECT id, event_id FROM created`;
 
 /**
- * Replays: one event to given targets, or every event matching a filter in batches of 500
- * (each batch one statement and one commit), never loading the table.
+ * Replays: one event to given targets, or every event matching a filter (the batching loop is
+ * core/replay.ts; each batch here is one transaction inserting its deliveries and refreshing
+ * their events).
  *
  * @example
  * ```ts
@@ -84,46 +78,34 @@ export function replayPostgres(pool: pg.Pool, t: SchemaNames, notify: () => Prom
         now,
       );
     },
-    async where(
-      filter: ReplayFilter,
-      options: {
-        now: number;
-        targetsFor: (event: { source: string; type: string | null }) => readonly string[];
-        onProgress?: (eventsDone: number) => void;
-      },
-    ): Promise<{ events: number; deliveries: number }> {
-      let afterId = "";
-      let events = 0;
-      let deliveries = 0;
-      for (;;) {
-        const values: unknown[] = [afterId];
-        const terms = ["id > $1", ...filterTerms(filter, values)];
-        values.push(500);
-        const { rows } = await withRetry(() =>
-          pool.query(
-            `SELECT id, source, type FROM ${t.events} WHERE ${terms.join(" AND ")} ORDER BY id LIMIT $${values.length}`,
-            values,
-          ),
-        );
-        if (rows.length === 0) break;
-        const pairs = rows.flatMap((e) =>
-          options.targetsFor(e).map((target) => ({ eventId: e.id as string, target })),
-        );
-        deliveries += (await into(pairs, options.now)).length;
-        events += rows.length;
-        afterId = rows[rows.length - 1]!.id;
-        options.onProgress?.(events);
-      }
-      return { events, deliveries };
-    },
+    where: (filter: ReplayFilter, options: ReplayOptions) =>
+      replayInBatches(
+        {
+          async page(pageFilter, afterId, limit) {
+            const { where, values } = whereOf(pageFilter, [{ sql: "id > ?", values: [afterId] }]);
+            const { rows } = await withRetry(() =>
+              pool.query<{ id: string; source: string; type: string | null }>(
+                `SELECT id, source, type FROM ${t.events} ${where} ORDER BY id LIMIT $${values.length + 1}`,
+                [...values, limit],
+              ),
+            );
+            return rows;
+          },
+          insert: async (pairs, now) =>
+            (
+              await into(
+                pairs.map(({ event, target }) => ({ eventId: event.id, target })),
+                now,
+              )
+            ).length,
+        },
+        filter,
+        options,
+      ),
     async count(filter: ReplayFilter): Promise<number> {
-      const values: unknown[] = [];
-      const terms = filterTerms(filter, values);
+      const { where, values } = whereOf(filter);
       const { rows } = await withRetry(() =>
-        pool.query(
-          `SELECT count(*)::int AS n FROM ${t.events} ${terms.length ? `WHERE ${terms.join(" AND ")}` : ""}`,
-          values,
-        ),
+        pool.query(`SELECT count(*)::int AS n FROM ${t.events} ${where}`, values),
       );
       return rows[0]?.n ?? 0;
     },

@@ -1,5 +1,7 @@
 import type Database from "better-sqlite3";
 import { HookinboxError, hookinboxError } from "../../errors.ts";
+import { storeLifecycle } from "../core/lifecycle.ts";
+import { replayInBatches } from "../core/replay.ts";
 import type { CompleteInput, TransactionClient } from "../queue-types.ts";
 import type {
   AcceptInput,
@@ -11,21 +13,18 @@ import type {
   RejectionInput,
   Store,
 } from "../types.ts";
+import { prepareAlertOutbox } from "./alert-outbox.ts";
 import { prepareAuditReads } from "./audit.ts";
 import { prepareDashboardReads } from "./dashboard-reads.ts";
-import { prepareDestinationReads } from "./forward/destinations.ts";
-import { prepareGetEvent } from "./get-event.ts";
+import { prepareDeliveryViews } from "./deliveries.ts";
+import { prepareDestinationReads } from "./destinations.ts";
+import { prepareEffects } from "./effects.ts";
+import { prepareGetEvent, prepareListEvents } from "./events.ts";
 import { type CommitInfo, GroupCommit } from "./group-commit.ts";
-import { prepareListEvents } from "./list-events.ts";
-import { prepareListReceipts } from "./list-receipts.ts";
 import { openConnection } from "./open-connection.ts";
-import { prepareAlertOutbox } from "./queue/alert-outbox.ts";
-import { prepareDeadLetterAlerts } from "./queue/dead-letter-alerts.ts";
-import { prepareDeliveryViews } from "./queue/delivery-views.ts";
-import { prepareEffects } from "./queue/effects.ts";
-import { prepareQueueGauges } from "./queue/queue-gauges.ts";
-import { prepareReplay } from "./queue/replay.ts";
-import { prepareStuck } from "./queue/stuck.ts";
+import { prepareListReceipts } from "./receipts.ts";
+import { prepareReplay } from "./replay.ts";
+import { prepareDeadLetterAlerts, prepareQueueGauges, prepareStuck } from "./reports.ts";
 import { asHandlerWork, isHandlerError, storeUnavailable } from "./sqlite-errors.ts";
 import { startThreadWriter } from "./thread-writer.ts";
 import type { WriteOp, WriteOps } from "./write-ops.ts";
@@ -168,7 +167,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   writerReady.catch(() => undefined);
   let cachedPragmas: SqlitePragmas | null = null;
 
-  let closed = false;
+  // `life` refuses work once close() is called and lets close() wait for the work under way;
+  // `released` is set only once that work has settled and the connections are being released.
+  const life = storeLifecycle();
+  let released = false;
   let accepted = 0;
   let duplicates = 0;
   let rejections = 0;
@@ -176,7 +178,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
   /** Read statements are prepared once, on first use after the schema exists. */
   function readOperations(): ReadOperations {
-    if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
+    if (released) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
     if (reads) return reads;
     if (!readDb)
       throw hookinboxError("HOOKINBOX_STORE_UNAVAILABLE", "schema is missing; run migrate() first");
@@ -228,7 +230,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   }
 
   async function currentWriter(): Promise<SqliteWriter> {
-    if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
+    if (released) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
     writer ??= await writerReady;
     return writer;
   }
@@ -241,7 +243,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     op: K,
     ...args: Parameters<WriteOps[K]>
   ): Promise<ReturnType<WriteOps[K]>> {
-    if (closed) return Promise.reject(hookinboxError("HOOKINBOX_STORE_CLOSED"));
+    if (released) return Promise.reject(hookinboxError("HOOKINBOX_STORE_CLOSED"));
     if (writer) return mapErrors(writer.run(op, ...args));
     return currentWriter().then((w) => mapErrors(w.run(op, ...args)));
   }
@@ -256,7 +258,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     }
   }
 
-  return {
+  const store: SqliteStore = {
     kind: "sqlite",
     path: options.path,
 
@@ -375,24 +377,17 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return read((current) => ids.map((deliveryId) => current.deliveries.byId(deliveryId)!));
     },
 
-    async replayWhere(filter, { now: at, targetsFor, onProgress }) {
-      let afterId = "";
-      let events = 0;
-      let deliveries = 0;
+    replayWhere(filter, options) {
       // Bounded batches, each its own commit: a bulk replay never loads the table.
-      for (;;) {
-        const page = await read((current) => current.replay.page(filter, afterId, 500));
-        if (page.length === 0) break;
-        deliveries += await write(
-          "replayPage",
-          page.map((event) => ({ event, targets: [...targetsFor(event)] })),
-          at,
-        );
-        events += page.length;
-        afterId = page[page.length - 1]!.id;
-        onProgress?.(events);
-      }
-      return { events, deliveries };
+      return replayInBatches(
+        {
+          page: (pageFilter, afterId, limit) =>
+            read((current) => current.replay.page(pageFilter, afterId, limit)),
+          insert: (pairs, at) => write("replayPage", pairs, at),
+        },
+        filter,
+        options,
+      );
     },
 
     countEvents(filter) {
@@ -475,15 +470,16 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
 
     async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      try {
-        const w = await writerReady.catch(() => null);
-        await w?.close(); // commits what was already submitted, then refuses new work
-        if (readDb && !threaded) optimize(readDb);
-      } finally {
-        readDb?.close();
-      }
+      await life.close(async () => {
+        released = true;
+        try {
+          const w = await writerReady.catch(() => null);
+          await w?.close(); // commits what was already submitted, then refuses new work
+          if (readDb && !threaded) optimize(readDb);
+        } finally {
+          readDb?.close();
+        }
+      });
     },
 
     stats(): SqliteStoreStats {
@@ -498,7 +494,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
 
     pragmas(): SqlitePragmas {
-      if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
+      life.assertOpen();
       if (!threaded && readDb) {
         return {
           journalMode: String(readDb.pragma("journal_mode", { simple: true })),
@@ -512,6 +508,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return cachedPragmas;
     },
   };
+  // Every asynchronous operation runs through `life`, so close() waits for it (a replayEvent
+  // that has written still reads its deliveries back), as on PostgreSQL.
+  return life.guard(store, ["close", "stats", "pragmas"]);
 }
 
 interface ReadOperations {

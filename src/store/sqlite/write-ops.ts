@@ -1,23 +1,24 @@
 import type Database from "better-sqlite3";
 import { withEffectId } from "../alert-fold.ts";
 import type { AlertRecord } from "../alert-types.ts";
+import type { ReplayPair } from "../core/replay.ts";
 import type { DestinationState } from "../forward-types.ts";
 import type { CompleteInput, EffectClaimInput } from "../queue-types.ts";
 import { prepareAccept } from "./accept.ts";
+import { prepareAlertOutbox } from "./alert-outbox.ts";
 import { prepareSaveTreeHead } from "./audit.ts";
-import { prepareDestinationWrites } from "./forward/destinations.ts";
+import { prepareDestinationWrites } from "./destinations.ts";
+import { prepareEffects } from "./effects.ts";
 import { preparePing } from "./ping.ts";
 import { prepareSqlitePurge } from "./purge-payloads.ts";
-import { prepareAlertOutbox } from "./queue/alert-outbox.ts";
 import { prepareClaimDeliveries } from "./queue/claim-deliveries.ts";
 import { prepareCompleteDelivery } from "./queue/complete-delivery.ts";
-import { prepareDeadLetterAlerts } from "./queue/dead-letter-alerts.ts";
-import { prepareEffects } from "./queue/effects.ts";
 import { prepareFailDelivery } from "./queue/fail-delivery.ts";
 import { prepareLeases } from "./queue/leases.ts";
-import { prepareReplay, type ReplayableEvent } from "./queue/replay.ts";
 import { prepareRetryDelivery } from "./queue/retry-delivery.ts";
-import { preparePruneRejections, prepareRecordRejection } from "./record-rejection.ts";
+import { preparePruneRejections, prepareRecordRejection } from "./rejections.ts";
+import { prepareReplay, type ReplayableEvent } from "./replay.ts";
+import { prepareDeadLetterAlerts } from "./reports.ts";
 import { prepareRetentionStep } from "./retention-step.ts";
 
 /**
@@ -79,16 +80,9 @@ export function prepareWriteOps(db: Database.Database, now: () => number, audit 
     markAbandoned: leases.abandon,
     retry,
     replayOne: replay.one,
-    /** Replays a page of events, each to its targets; returns the deliveries created. */
-    replayPage(
-      pairs: ReadonlyArray<{ event: ReplayableEvent; targets: readonly string[] }>,
-      at: number,
-    ): number {
-      return pairs.reduce(
-        (sum, { event, targets }) => sum + replay.into(event, targets, at).length,
-        0,
-      );
-    },
+    /** Replays a page's (event, target) pairs; returns the deliveries created. */
+    replayPage: (pairs: ReadonlyArray<ReplayPair<ReplayableEvent>>, at: number) =>
+      replay.pairs(pairs, at),
     /** Claims an effect and, when this claim holds it, records its alert in the same transaction. */
     claimEffect(input: EffectClaimInput) {
       const claim = effects.claim(input);

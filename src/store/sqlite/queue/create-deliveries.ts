@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { ulid } from "../../../ids.ts";
-import { versionlessPosition } from "./key-queue.ts";
+import { versionlessPosition } from "../../core/ordering.ts";
 
 const insertSql = `
   INSERT INTO deliveries (id, event_id, target, ordering_key, order_version, version, status,

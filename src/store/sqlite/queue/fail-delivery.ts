@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { FailInput, FailResult } from "../../queue-types.ts";
-import { prepareFinishAttempt } from "./finish-attempt.ts";
+import { prepareFinishAttempt } from "./end-attempt.ts";
 
 const retrySql = `
   UPDATE deliveries

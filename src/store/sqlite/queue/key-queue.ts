@@ -3,9 +3,6 @@ import type Database from "better-sqlite3";
 // The predicate of the deliveries_key_queue partial index, repeated verbatim so SQLite can use it.
 export const inKeyQueue = "(status IN ('pending', 'blocked', 'running') OR blocks_key = 1)";
 
-/** Versionless deliveries sort first in their key, then by arrival (id). */
-export const versionlessPosition = -1e308;
-
 const headSql = `
   SELECT id, status FROM deliveries
   WHERE target = ? AND ordering_key = ? AND ${inKeyQueue}

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { hookinboxError } from "../../../errors.ts";
+import { retryFallback } from "../../core/retry.ts";
 import { prepareFollowUps } from "./key-queue.ts";
 
 // "Run now": a dead delivery goes back to pending with a fresh attempt budget (it stops blocking
@@ -49,14 +49,10 @@ export function prepareRetryDelivery(db: Database.Database): (id: string, now: n
   };
   return (id, now) => {
     if (runNow(id, now)) return true;
-    const current = exists.get(id);
-    if (!current) return false;
-    if (current.status === "blocked") {
-      const first = head.get(id);
-      // A running head is already being run; nothing to hurry.
-      if (first && first.id !== id) runNow(first.id, now);
-      return true;
-    }
-    throw hookinboxError("HOOKINBOX_DELIVERY_NOT_RETRYABLE", `delivery is ${current.status}`);
+    if (retryFallback(exists.get(id)?.status) === "none") return false;
+    const first = head.get(id);
+    // A running head is already being run; nothing to hurry.
+    if (first && first.id !== id) runNow(first.id, now);
+    return true;
   };
 }

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
-import { foldTarget, receiptIdFloor } from "../../alert-fold.ts";
-import type { AlertOccurrence, OutboxAlert } from "../../alert-types.ts";
+import { foldTarget, receiptIdFloor } from "../alert-fold.ts";
+import type { AlertOccurrence, OutboxAlert } from "../alert-types.ts";
 
 /**
  * Prepares the alert outbox on SQLite: `record` (a write, inside the caller's transaction, with

@@ -1,7 +1,9 @@
 import type Database from "better-sqlite3";
-import type { ReplayFilter } from "../../queue-types.ts";
-import { prepareCreateDeliveries } from "./create-deliveries.ts";
-import { prepareFollowUps } from "./key-queue.ts";
+import { renderWhere, replayTerms } from "../core/filters.ts";
+import type { ReplayPair } from "../core/replay.ts";
+import type { ReplayFilter } from "../queue-types.ts";
+import { prepareCreateDeliveries } from "./queue/create-deliveries.ts";
+import { prepareFollowUps } from "./queue/key-queue.ts";
 
 const eventSql = "SELECT id, source, type, ordering_key, version FROM events WHERE id = ?";
 const latestSql =
@@ -12,17 +14,6 @@ const latestSql =
 const supersedeSql = `
   UPDATE deliveries SET blocks_key = 0, updated_at = ?
   WHERE event_id = ? AND target = ? AND status = 'dead' AND blocks_key = 1`;
-
-/** The WHERE terms of a bulk replay filter (named parameters are the filter's own keys). */
-function filterTerms(filter: ReplayFilter): string[] {
-  const terms: string[] = [];
-  if (filter.source !== undefined) terms.push("source = @source");
-  if (filter.type !== undefined) terms.push("type = @type");
-  if (filter.status !== undefined) terms.push("status = @status");
-  if (filter.receivedFrom !== undefined) terms.push("received_at >= @receivedFrom");
-  if (filter.receivedTo !== undefined) terms.push("received_at < @receivedTo");
-  return terms;
-}
 
 /** An event as replay needs it. */
 export interface ReplayableEvent {
@@ -51,7 +42,7 @@ export function prepareReplay(db: Database.Database) {
   const supersede = db.prepare<[number, string, string]>(supersedeSql);
   const create = prepareCreateDeliveries(db);
   const follow = prepareFollowUps(db);
-  const pages = new Map<string, Database.Statement<[Record<string, unknown>], ReplayableEvent>>();
+  const pages = new Map<string, Database.Statement<unknown[], ReplayableEvent>>();
   const replayInto = (e: ReplayableEvent, targets: readonly string[], now: number): string[] => {
     const ids = targets.map((target) => {
       const replayOf = latest.get(e.id, target)?.id ?? null;
@@ -77,24 +68,35 @@ export function prepareReplay(db: Database.Database) {
       const e = event.get(eventId);
       return e ? replayInto(e, targets, now) : null;
     },
-    into: replayInto,
+    /** Replays (event, target) pairs (an event's pairs side by side); returns deliveries created. */
+    pairs(pairs: ReadonlyArray<ReplayPair<ReplayableEvent>>, now: number): number {
+      let created = 0;
+      for (let i = 0; i < pairs.length; ) {
+        const event = pairs[i]!.event;
+        const targets: string[] = [];
+        for (; i < pairs.length && pairs[i]!.event.id === event.id; i++)
+          targets.push(pairs[i]!.target);
+        created += replayInto(event, targets, now).length;
+      }
+      return created;
+    },
     page(filter: ReplayFilter, afterId: string, limit: number): ReplayableEvent[] {
-      const where = ["id > @afterId", ...filterTerms(filter)];
-      const sql = `SELECT id, source, type, ordering_key, version FROM events WHERE ${where.join(" AND ")}
-                   ORDER BY id LIMIT @limit`;
+      const { where, values } = renderWhere(
+        [{ sql: "id > ?", values: [afterId] }, ...replayTerms(filter)],
+        () => "?",
+      );
+      const sql = `SELECT id, source, type, ordering_key, version FROM events ${where} ORDER BY id LIMIT ?`;
       let statement = pages.get(sql);
       if (!statement) {
         statement = db.prepare(sql);
         pages.set(sql, statement);
       }
-      return statement.all({ ...filter, afterId, limit });
+      return statement.all(...values, limit);
     },
     count(filter: ReplayFilter): number {
-      const where = ["1 = 1", ...filterTerms(filter)];
+      const { where, values } = renderWhere(replayTerms(filter), () => "?");
       return (
-        db
-          .prepare(`SELECT count(*) AS n FROM events WHERE ${where.join(" AND ")}`)
-          .get({ ...filter }) as { n: number }
+        db.prepare(`SELECT count(*) AS n FROM events ${where}`).get(...values) as { n: number }
       ).n;
     },
   };

@@ -3,12 +3,8 @@ import {
   destinationColumns as columns,
   type DestinationRow,
   toDestinationState,
-} from "../../core/views.ts";
-import type {
-  AttemptResponse,
-  DestinationState,
-  DestinationStateRow,
-} from "../../forward-types.ts";
+} from "../core/views.ts";
+import type { AttemptResponse, DestinationState, DestinationStateRow } from "../forward-types.ts";
 
 /**
  * Prepares the destination reads (run on the read connection).

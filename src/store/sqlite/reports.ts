@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
-import type { BlockedKey, StuckReport } from "../../queue-types.ts";
-import { type DeliveryRow, deliveryColumns, toDeliveryView } from "./delivery-views.ts";
+import type { BlockedKey, DeadLetterAlert, QueueGauges, StuckReport } from "../queue-types.ts";
+import { type DeliveryRow, deliveryColumns, toDeliveryView } from "./deliveries.ts";
 import { prepareEffects } from "./effects.ts";
 
 const expiredSql = `
@@ -71,4 +71,74 @@ export function prepareStuck(
       })),
     };
   };
+}
+
+const pendingSql = `
+  SELECT d.id AS deliveryId, d.event_id AS eventId, d.target, e.source, e.type, d.attempts,
+         d.last_error AS lastError, d.ordering_key AS orderingKey, d.blocks_key AS blocksKey,
+         CASE WHEN d.blocks_key = 1 THEN
+           (SELECT count(*) FROM deliveries p
+            WHERE p.target = d.target AND p.ordering_key = d.ordering_key
+              AND p.status IN ('pending', 'blocked'))
+         ELSE 0 END AS parked
+  FROM deliveries d JOIN events e ON e.id = d.event_id
+  WHERE d.status = 'dead' AND d.alerted_at IS NULL
+  ORDER BY d.id LIMIT ?`;
+
+const markSql = `
+  UPDATE deliveries SET alerted_at = @now
+  WHERE id IN (SELECT value FROM json_each(@ids)) AND status = 'dead' AND alerted_at IS NULL`;
+
+/**
+ * Prepares the dead-letter alert outbox: dead deliveries without a confirmed alert, and the mark
+ * that confirms one. The worker alerts right after it dead-letters and marks after the alert
+ * hook returned, and a sweep retries unconfirmed ones, so each dead letter alerts once in
+ * normal operation and at least once across crashes.
+ *
+ * @example
+ * ```ts
+ * const alerts = prepareDeadLetterAlerts(db);
+ * for (const a of alerts.pending(100)) await notify(a);
+ * ```
+ */
+export function prepareDeadLetterAlerts(db: Database.Database) {
+  const pending = db.prepare<[number], Omit<DeadLetterAlert, "blocksKey"> & { blocksKey: number }>(
+    pendingSql,
+  );
+  const mark = db.prepare(markSql);
+  return {
+    pending: (limit: number): DeadLetterAlert[] =>
+      pending.all(limit).map((row) => ({ ...row, blocksKey: row.blocksKey === 1 })),
+    mark(ids: readonly string[], now: number): void {
+      if (ids.length > 0) mark.run({ ids: JSON.stringify(ids), now: Math.floor(now) });
+    },
+  };
+}
+
+// deliveries_status_id narrows to the unfinished and dead rows; done rows are never read.
+const deliveriesSql = `
+  SELECT e.source AS source, d.target AS target, d.status AS status, count(*) AS count,
+         min(d.created_at) AS oldestCreatedAt
+  FROM deliveries d INDEXED BY deliveries_status_id JOIN events e ON e.id = d.event_id
+  WHERE d.status IN ('pending', 'blocked', 'running', 'dead')
+  GROUP BY e.source, d.target, d.status`;
+
+const heldSql = `
+  SELECT target, count(*) AS count FROM effects WHERE status = 'held' GROUP BY target`;
+
+/**
+ * Prepares the figures `/metrics` reads from the store at scrape time (so they are the same in
+ * every process and survive restarts): unfinished and dead deliveries per source, target and
+ * status with the oldest one's creation time, and held effects per target.
+ *
+ * @example
+ * ```ts
+ * const gauges = prepareQueueGauges(db);
+ * gauges(); // { deliveries: [{ source: "stripe", target: "stripe:*", status: "pending", count: 3, … }], … }
+ * ```
+ */
+export function prepareQueueGauges(db: Database.Database): () => QueueGauges {
+  const deliveries = db.prepare<[], QueueGauges["deliveries"][number]>(deliveriesSql);
+  const held = db.prepare<[], QueueGauges["heldEffects"][number]>(heldSql);
+  return () => ({ deliveries: deliveries.all(), heldEffects: held.all() });
 }

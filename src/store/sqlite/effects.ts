@@ -1,13 +1,13 @@
 import type Database from "better-sqlite3";
-import { hookinboxError } from "../../../errors.ts";
-import { ulid } from "../../../ids.ts";
+import { hookinboxError } from "../../errors.ts";
+import { ulid } from "../../ids.ts";
 import {
   decideEffectClaim,
   type EffectRow,
   effectColumns,
   toEffectView,
-} from "../../core/effect-claim.ts";
-import type { EffectClaim, EffectClaimInput, EffectView } from "../../queue-types.ts";
+} from "../core/effect-claim.ts";
+import type { EffectClaim, EffectClaimInput, EffectView } from "../queue-types.ts";
 
 // The UNIQUE (event_id, target, name) constraint decides who claims first.
 const insertSql = `

@@ -1,13 +1,14 @@
 import type Database from "better-sqlite3";
-import { decodeCursor, encodeCursor, pageLimit } from "../../core/paging.ts";
+import { deliveryTerms, renderWhere } from "../core/filters.ts";
+import { pageLimit, pageOf } from "../core/paging.ts";
 import {
   type AttemptRow,
   attemptColumns,
   type DeliveryRow,
   toAttemptView,
   toDeliveryView,
-} from "../../core/views.ts";
-import type { AttemptView, DeliveryPage, DeliveryQuery, DeliveryView } from "../../queue-types.ts";
+} from "../core/views.ts";
+import type { AttemptView, DeliveryPage, DeliveryQuery, DeliveryView } from "../queue-types.ts";
 
 export type { DeliveryRow };
 export { toDeliveryView };
@@ -24,9 +25,6 @@ export const deliveryColumns = `id, event_id, target, status, ordering_key, vers
   lease_owner, lease_expires_at, last_error, is_replay, replay_of, created_at, completed_at,
   ${eventColumns}`;
 
-const filters = ["status", "target", "eventId"] as const;
-const columnOf = { status: "status", target: "target", eventId: "event_id" } as const;
-
 /**
  * Prepares the delivery listings: `list` (newest first, filtered, cursor-paged; never more than
  * `limit` rows) and `ofEvent` (an event's deliveries with their attempt logs, for details).
@@ -38,7 +36,7 @@ const columnOf = { status: "status", target: "target", eventId: "event_id" } as 
  * ```
  */
 export function prepareDeliveryViews(db: Database.Database) {
-  const statements = new Map<string, Database.Statement<[Record<string, unknown>], DeliveryRow>>();
+  const statements = new Map<string, Database.Statement<unknown[], DeliveryRow>>();
   const ofEvent = db.prepare<[string], DeliveryRow>(
     `SELECT ${deliveryColumns} FROM deliveries WHERE event_id = ? ORDER BY id`,
   );
@@ -52,31 +50,14 @@ export function prepareDeliveryViews(db: Database.Database) {
   return {
     list(query: DeliveryQuery): DeliveryPage {
       const limit = pageLimit(query.limit);
-      const active = filters.filter((f) => query[f] !== undefined);
-      const cursor = query.cursor === undefined ? null : decodeCursor(query.cursor, "dlv");
-      const key = `${active.join(",")}|${cursor !== null}`;
-      let statement = statements.get(key);
+      const { where, values } = renderWhere(deliveryTerms(query), () => "?");
+      const sql = `SELECT ${deliveryColumns} FROM deliveries ${where} ORDER BY id DESC LIMIT ?`;
+      let statement = statements.get(sql);
       if (!statement) {
-        const where = [
-          ...active.map((f) => `${columnOf[f]} = @${f}`),
-          ...(cursor !== null ? ["id < @cursor"] : []),
-        ];
-        statement = db.prepare(
-          `SELECT ${deliveryColumns} FROM deliveries ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-           ORDER BY id DESC LIMIT @limit`,
-        );
-        statements.set(key, statement);
+        statement = db.prepare(sql);
+        statements.set(sql, statement);
       }
-      const params: Record<string, unknown> = { limit: limit + 1 };
-      for (const f of active) params[f] = query[f];
-      if (cursor !== null) params.cursor = cursor;
-      const rows = statement.all(params);
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map((row) => toDeliveryView(row)),
-        nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null,
-      };
+      return pageOf(statement.all(...values, limit + 1), limit, toDeliveryView);
     },
     ofEvent(eventId: string): DeliveryView[] {
       return ofEvent.all(eventId).map((row) => toDeliveryView(row, attemptLog(row.id)));
