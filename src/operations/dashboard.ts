@@ -51,6 +51,8 @@ export interface Overview {
     readonly received: number[];
     readonly duplicates: number[];
     readonly rejected: number[];
+    /** The rejected counts of each minute, one list per reason (code), largest total first. */
+    readonly rejectedByReason: Array<{ code: string; counts: number[] }>;
   };
   readonly totals: {
     received: number;
@@ -83,7 +85,7 @@ const minuteMs = 60_000;
 
 /**
  * The overview of the last `minutes`: receipts per minute (received = new + duplicate, and
- * rejected), the duplicate discard rate, rejections by code, and per source and target the
+ * rejected, also per code), the duplicate discard rate, rejections by code, and per source and target the
  * unfinished, failing and dead deliveries with the oldest unprocessed one's age.
  *
  * @example
@@ -114,6 +116,7 @@ export async function buildOverview(
     { source: string; received: number; duplicates: number; rejected: number }
   >();
   const reasons = new Map<string, number>();
+  const reasonSeries = new Map<string, number[]>();
   for (const row of rows) {
     const i = Math.floor((Number(row.minute) - first) / minuteMs);
     if (i < 0 || i >= minutes) continue;
@@ -128,6 +131,12 @@ export async function buildOverview(
       perSource.rejected += count;
       const code = row.code ?? "unknown";
       reasons.set(code, (reasons.get(code) ?? 0) + count);
+      let counts = reasonSeries.get(code);
+      if (!counts) {
+        counts = new Array<number>(minutes).fill(0);
+        reasonSeries.set(code, counts);
+      }
+      counts[i]! += count;
       continue;
     }
     series.received[i]! += count;
@@ -170,10 +179,19 @@ export async function buildOverview(
     }
   }
   for (const row of failing) targetOf(row.source, row.target).failing += Number(row.count);
+  const rejectedByReason = [...reasons]
+    .map(([code, count]) => ({ code, count }))
+    .sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
   return {
     now: new Date(now).toISOString(),
     minutes,
-    series,
+    series: {
+      ...series,
+      rejectedByReason: rejectedByReason.map(({ code }) => ({
+        code,
+        counts: reasonSeries.get(code)!,
+      })),
+    },
     totals: {
       received,
       duplicates,
@@ -181,9 +199,7 @@ export async function buildOverview(
       duplicateRate: received === 0 ? 0 : duplicates / received,
     },
     sources: [...sources.values()].sort((a, b) => a.source.localeCompare(b.source)),
-    rejectedByReason: [...reasons]
-      .map(([code, count]) => ({ code, count }))
-      .sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
+    rejectedByReason,
     targets: [...targets.values()].sort(
       (a, b) => a.source.localeCompare(b.source) || a.target.localeCompare(b.target),
     ),

@@ -69,6 +69,10 @@ describe.each(storeFactories())("dashboard overview ($name)", (factory) => {
     });
     expect(overview.sources).toEqual([{ source: "std", received: 5, duplicates: 2, rejected: 1 }]);
     expect(overview.rejectedByReason).toEqual([{ code: "HOOKINBOX_SIGNATURE_MISMATCH", count: 1 }]);
+    // The same rejections per minute, one list per reason (the forged request, last minute).
+    expect(overview.series.rejectedByReason).toEqual([
+      { code: "HOOKINBOX_SIGNATURE_MISMATCH", counts: [0, 0, 0, 0, 0, 0, 0, 0, 0, 1] },
+    ]);
     expect(overview.targets).toEqual([
       {
         source: "std",
@@ -96,12 +100,14 @@ describe.each(storeFactories())("dashboard overview ($name)", (factory) => {
 
     // A window that starts after everything holds none of it.
     clock.advance(20 * 60_000);
-    expect((await buildOverview(env.inbox, 10)).totals).toEqual({
+    const later = await buildOverview(env.inbox, 10);
+    expect(later.totals).toEqual({
       received: 0,
       duplicates: 0,
       rejected: 0,
       duplicateRate: 0,
     });
+    expect(later.series.rejectedByReason).toEqual([]);
 
     // Search by dedup key (the provider's event id), in every source or one.
     expect(await env.inbox.store.eventIdsByDedupKey(["std"], "msg_ok")).toEqual([first.eventId]);

@@ -12,7 +12,8 @@ import { repoRoot, tempDir } from "../helpers/temp.ts";
 // real gateway over loopback on SQLite: sign in, an event sent three times shows three receipts,
 // a replay shows its new attempt flagged, a dead letter shows its runbook and is retried (the
 // runbook says "not safe", so bulk retry asks for the override), the overview shows the exact
-// totals, the rejected request is listed. Screenshots go to test-results/screenshots/.
+// totals and charts (rejections by reason, sampled gauges per target), the rejected request
+// is listed. Screenshots go to test-results/screenshots/.
 
 const token = "dashboard-browser-test-token-0123456789";
 const shots = join(repoRoot, "test-results", "screenshots");
@@ -120,8 +121,25 @@ describe("dashboard in Chromium", () => {
       "2",
       "1",
     ]);
-    // Three uPlot charts drew their canvases.
-    expect(await page.locator(".chart canvas").count()).toBe(3);
+    // Seven uPlot charts drew their canvases.
+    expect(await page.locator(".chart canvas").count()).toBe(7);
+    // Rejected by reason: one line per reason, named in the legend (uPlot's first is the time).
+    const legend = (chart: string) =>
+      page.locator(`[data-testid=${chart}] .u-legend .u-series .u-label`).allInnerTexts();
+    expect((await legend("chart-rejected-by-reason")).slice(1)).toEqual([
+      "HOOKINBOX_SIGNATURE_MISMATCH",
+    ]);
+    // Sampled gauges: one line per target, captioned as samples since the page opened, and a
+    // second sample arrives with the next poll (live, without a reload).
+    expect((await legend("chart-dead")).slice(1)).toEqual(["std → std:card.charge"]);
+    expect((await legend("chart-failing")).slice(1)).toEqual(["std → std:card.charge"]);
+    expect((await legend("chart-oldest-age")).slice(1)).toEqual(["oldest age (s)"]);
+    for (const chart of ["chart-oldest-age", "chart-failing", "chart-dead"])
+      expect(await page.locator(`[data-testid=${chart}] .caption`).textContent()).toContain(
+        "since this page opened",
+      );
+    const points = () => page.getByTestId("chart-dead").getAttribute("data-points");
+    await until(async () => Number(await points()) >= 2, 15_000, "a second sample");
     await shot("02-overview");
 
     // Events: search by the provider's event id (the dedup key) opens the event.

@@ -9,8 +9,23 @@ export interface Line {
   color: string;
 }
 
+const palette = ["#dc2626", "#2563eb", "#d97706", "#059669", "#7c3aed", "#db2777", "#0891b2"];
+
 /**
- * A uPlot time-series chart (x: minute starts in ms), updated in place when data changes.
+ * The `i`th color of a small palette (it repeats), for charts with one line per name.
+ *
+ * @example
+ * ```ts
+ * reasons.map((r, i) => ({ label: r.code, values: r.counts, color: colorAt(i) }));
+ * ```
+ */
+export function colorAt(i: number): string {
+  return palette[i % palette.length]!;
+}
+
+/**
+ * A uPlot time-series chart (x: times in ms, such as minute starts), updated in place when data
+ * changes; `caption` says what the points are when that is not obvious.
  *
  * @example
  * ```tsx
@@ -18,7 +33,13 @@ export interface Line {
  *   lines={[{ label: "rejected", values: series.rejected, color: "#dc2626" }]} />
  * ```
  */
-export function TimeChart(props: { title: string; minutes: number[]; lines: Line[]; id: string }) {
+export function TimeChart(props: {
+  title: string;
+  minutes: number[];
+  lines: Line[];
+  id: string;
+  caption?: string;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const data = [props.minutes.map((ms) => ms / 1000), ...props.lines.map((l) => l.values)];
@@ -51,8 +72,9 @@ export function TimeChart(props: { title: string; minutes: number[]; lines: Line
   });
 
   return (
-    <section class="card chart" data-testid={props.id}>
+    <section class="card chart" data-testid={props.id} data-points={props.minutes.length}>
       <h3>{props.title}</h3>
+      {props.caption && <p class="muted small caption">{props.caption}</p>}
       <div ref={box} />
     </section>
   );

@@ -1,8 +1,10 @@
 import { api } from "../api.ts";
 import { TimeChart } from "../chart.tsx";
 import { age } from "../format.ts";
+import { useSamples } from "../samples.ts";
 import type { Overview } from "../types.ts";
 import { useLoad } from "../use-load.ts";
+import { OldestAgeChart, RejectedByReasonChart, TargetsChart } from "./overview-charts.tsx";
 
 function Tile(props: { label: string; value: string | number; id: string; warn?: boolean }) {
   return (
@@ -16,7 +18,9 @@ function Tile(props: { label: string; value: string | number; id: string; warn?:
 }
 
 /**
- * Live (polled every 5 s) figures of the last hour, per minute, source and target.
+ * Live (polled every 5 s) figures of the last hour, per minute, source and target; the gauges
+ * the store keeps no history of (oldest unprocessed age, failing and dead per target) are
+ * charted from the samples taken since the page opened.
  *
  * @example
  * ```tsx
@@ -25,6 +29,7 @@ function Tile(props: { label: string; value: string | number; id: string; warn?:
  */
 export function OverviewPage() {
   const { data, error } = useLoad(() => api<Overview>("dashboard/overview?minutes=60"), [], 5000);
+  const samples = useSamples(data);
   if (error) return <p class="error">{error}</p>;
   if (!data) return <p class="muted">Loading…</p>;
   const { series, totals } = data;
@@ -84,6 +89,10 @@ export function OverviewPage() {
           minutes={series.minute}
           lines={[{ label: "rejected", values: series.rejected, color: "#dc2626" }]}
         />
+        <RejectedByReasonChart series={series} />
+        <OldestAgeChart samples={samples} />
+        <TargetsChart samples={samples} kind="failing" />
+        <TargetsChart samples={samples} kind="dead" />
       </div>
       <div class="columns">
         <section class="card">
