@@ -96,7 +96,7 @@ async function post(url: string, from: number, to: number, target = "app") {
 
 describe("1,000 forwarded events, 20% failures, a SIGKILLed worker", () => {
   it("SQLite: the gateway is killed mid-way and started again; the receiver counts exactly 1,000", {
-    timeout: 180_000,
+    timeout: 420_000,
   }, async () => {
     const { app, accepted } = await flakyApp(11);
     const store = `sqlite:${join(tmp.dir, "crash.db")}`;
@@ -112,7 +112,7 @@ describe("1,000 forwarded events, 20% failures, a SIGKILLed worker", () => {
     const killedAt = app.requests.length;
     const second = await spawn(config, "all");
     await post(second.url, events / 2, events);
-    await until(() => accepted.size === events, 120_000, `${events} accepted webhook-ids`);
+    await until(() => accepted.size === events, 300_000, `${events} accepted webhook-ids`);
     console.info(
       `forward SIGKILL (sqlite): killed after ${killedAt} requests; ${app.requests.length} requests for ${accepted.size} webhook-ids`,
     );
