@@ -1,134 +1,265 @@
 import type pg from "pg";
 import { ulid } from "../../ids.ts";
+import { type BatchOutcome, gatherBatches } from "../core/gather-batches.ts";
 import { versionlessSql } from "../core/ordering.ts";
 import type { AcceptInput, AcceptResult } from "../types.ts";
-import { appendAuditLeafPostgres } from "./audit.ts";
+import { appendAuditLeavesPostgres } from "./audit.ts";
 import { withTransaction } from "./connection.ts";
 import { withPartition } from "./partitions.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
-// One statement, one round trip, one commit: the dedup key (unless (source, dedup_key) is kept in
-// event_dedup), the event, its receipt, its deliveries, and a NOTIFY for workers on every node
-// when deliveries were created. event_dedup's primary key alone decides duplicates: events is
-// partitioned by day, and a unique constraint across partitions would have to contain the id.
-const acceptSql = (t: SchemaNames) => `
-  WITH claim AS (
-    INSERT INTO ${t.event_dedup} (source, dedup_key, event_id, received_at) VALUES ($2, $3, $1, $9)
+// One statement for a whole batch of accepts: the dedup keys (event_dedup's primary key alone
+// decides duplicates: events is partitioned by day, and a unique constraint across partitions
+// would have to contain the id), the new events, one receipt per accept, the deliveries, and one
+// NOTIFY for workers on every node when deliveries were created. Rows come back numbered as the
+// input ($15 is each accept's number in the batch).
+const acceptBatchSql = (t: SchemaNames) => `
+  WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[],
+                         $7::double precision[], $8::text[], $9::bigint[], $10::bytea[], $11::text[],
+                         $12::integer[], $13::text[], $14::text[], $15::integer[], $16::integer[])
+      AS i (id, source, dedup_key, type, occurred_at, ordering_key, version, status, received_at,
+            body, headers, secret_index, receipt_id, remote_address, size, n)
+  ), claim AS (
+    INSERT INTO ${t.event_dedup} (source, dedup_key, event_id, received_at)
+    SELECT source, dedup_key, id, received_at FROM input ORDER BY source, dedup_key
     ON CONFLICT (source, dedup_key) DO NOTHING
     RETURNING event_id
   ), ins AS (
     INSERT INTO ${t.events} (id, source, dedup_key, type, occurred_at, ordering_key, version, status,
                         received_at, body, headers, secret_index)
-    SELECT claim.event_id, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12 FROM claim
+    SELECT i.id, i.source, i.dedup_key, i.type, i.occurred_at, i.ordering_key, i.version, i.status,
+           i.received_at, i.body, i.headers::jsonb, i.secret_index
+    FROM input i JOIN claim c ON c.event_id = i.id
     RETURNING id
   ), ev AS (
-    SELECT id, false AS duplicate FROM ins
+    SELECT i.n, i.id, false AS duplicate FROM input i JOIN ins ON ins.id = i.id
     UNION ALL
-    SELECT d.event_id, true FROM ${t.event_dedup} d WHERE d.source = $2 AND d.dedup_key = $3 AND NOT EXISTS (SELECT 1 FROM claim)
+    SELECT i.n, d.event_id, true FROM input i
+    JOIN ${t.event_dedup} d ON d.source = i.source AND d.dedup_key = i.dedup_key
+    WHERE NOT EXISTS (SELECT 1 FROM claim c WHERE c.event_id = i.id)
   ), rc AS (
     INSERT INTO ${t.receipts} (id, event_id, source, received_at, duplicate, remote_address, size, secret_index)
-    SELECT $13, ev.id, $2, $9, ev.duplicate, $14, $15, $12 FROM ev
+    SELECT i.receipt_id, ev.id, i.source, i.received_at, ev.duplicate, i.remote_address, i.size, i.secret_index
+    FROM ev JOIN input i ON i.n = ev.n
   ), dl AS (
     INSERT INTO ${t.deliveries} (id, event_id, target, ordering_key, order_version, version, status, run_at,
                             created_at, updated_at)
-    SELECT t.id, ins.id, t.target, $6, coalesce($7, ${versionlessSql}), $7, 'pending', $9, $9, $9
-    FROM ins CROSS JOIN unnest($16::text[], $17::text[]) AS t (id, target)
-    RETURNING 1
+    SELECT d.id, i.id, d.target, i.ordering_key, coalesce(i.version, ${versionlessSql}), i.version,
+           'pending', i.received_at, i.received_at, i.received_at
+    FROM unnest($17::text[], $18::text[], $19::integer[]) AS d (id, target, n)
+    JOIN input i ON i.n = d.n JOIN ins ON ins.id = i.id
+    RETURNING event_id
   ), notified AS (
-    SELECT pg_notify($18, '') FROM (SELECT 1 FROM dl LIMIT 1) AS any_delivery
+    SELECT pg_notify($20, '') FROM (SELECT 1 FROM dl LIMIT 1) AS any_delivery
   )
-  SELECT ev.id, ev.duplicate, (SELECT count(*) FROM dl)::int AS deliveries,
+  SELECT ev.n, ev.id, ev.duplicate,
+         (SELECT count(*) FROM dl WHERE dl.event_id = ev.id)::int AS deliveries,
          (SELECT count(*) FROM notified)::int AS notified
   FROM ev`;
 
-// The conflicting key was committed by a concurrent accept after this statement's snapshot was
-// taken, so the CTE above could not see it; a new statement can.
+// The conflicting key was committed by a concurrent accept after the batch statement's snapshot
+// was taken, so the statement could not see it; a new statement can.
 const duplicateReceiptSql = (t: SchemaNames) => `
   INSERT INTO ${t.receipts} (id, event_id, source, received_at, duplicate, remote_address, size, secret_index)
   SELECT $1, d.event_id, $2, $4, true, $5, $6, $7 FROM ${t.event_dedup} d WHERE d.source = $2 AND d.dedup_key = $3
   RETURNING event_id`;
 
-/**
- * Stores a receipt and, unless it exists, the event and its deliveries, in one statement that
- * commits before it resolves. PostgreSQL shares WAL flushes between concurrent commits, so
- * concurrent accepts are group-committed by the server. With `audit` on, the statement runs in a
- * transaction that ends, for a new event, by appending its leaf to the audit log (the tree row
- * is locked only for that append and the commit).
- *
- * @example
- * ```ts
- * const result = await acceptPostgres(pool, schemaNames("hookinbox"), "hookinbox_deliveries", input);
- * ```
- */
-export async function acceptPostgres(
-  pool: pg.Pool,
-  t: SchemaNames,
-  channel: string,
-  input: AcceptInput,
-  audit = true,
-): Promise<AcceptResult> {
-  const { identity } = input;
+/** An accept as the batch statement takes it: its ids made, its receive time whole ms. */
+interface Prepared {
+  readonly input: AcceptInput;
+  readonly eventId: string;
+  readonly receiptId: string;
+  readonly receivedAt: number;
+  readonly body: Buffer;
+  readonly deliveryIds: readonly string[];
+}
+
+const prepare = (input: AcceptInput): Prepared => {
   const receivedAt = Math.floor(input.receivedAt);
-  const targets = input.targets ?? [];
   const body = Buffer.isBuffer(input.body)
     ? input.body
     : Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength);
-  const receiptId = `rcp_${ulid(receivedAt)}`;
-  const params = [
-    `evt_${ulid(receivedAt)}`,
-    input.source,
-    identity.dedupKey,
-    identity.type,
-    identity.occurredAt === null ? null : Math.floor(identity.occurredAt),
-    identity.orderingKey,
-    identity.version,
-    targets.length > 0 ? "pending" : "ignored",
+  return {
+    input,
+    eventId: `evt_${ulid(receivedAt)}`,
+    receiptId: `rcp_${ulid(receivedAt)}`,
     receivedAt,
     body,
-    JSON.stringify(input.headers),
-    input.secretIndex,
-    receiptId,
-    input.remoteAddress,
-    input.body.byteLength,
-    targets.map(() => `dlv_${ulid(receivedAt)}`),
-    targets,
+    deliveryIds: (input.targets ?? []).map(() => `dlv_${ulid(receivedAt)}`),
+  };
+};
+
+const batchValues = (batch: readonly Prepared[], channel: string): unknown[] => {
+  const column = <V>(pick: (p: Prepared) => V) => batch.map(pick);
+  const deliveries = batch.flatMap((p, n) =>
+    (p.input.targets ?? []).map((target, k) => ({ id: p.deliveryIds[k], target, n })),
+  );
+  return [
+    column((p) => p.eventId),
+    column((p) => p.input.source),
+    column((p) => p.input.identity.dedupKey),
+    column((p) => p.input.identity.type),
+    column((p) =>
+      p.input.identity.occurredAt === null ? null : Math.floor(p.input.identity.occurredAt),
+    ),
+    column((p) => p.input.identity.orderingKey),
+    column((p) => p.input.identity.version),
+    column((p) => ((p.input.targets ?? []).length > 0 ? "pending" : "ignored")),
+    column((p) => p.receivedAt),
+    column((p) => p.body),
+    column((p) => JSON.stringify(p.input.headers)),
+    column((p) => p.input.secretIndex),
+    column((p) => p.receiptId),
+    column((p) => p.input.remoteAddress),
+    column((p) => p.input.body.byteLength),
+    batch.map((_, n) => n),
+    deliveries.map((d) => d.id),
+    deliveries.map((d) => d.target),
+    deliveries.map((d) => d.n),
     channel,
   ];
-  return withPartition(pool, t, [params[0] as string, receiptId], async () => {
-    const statement = { name: "hookinbox_accept", text: acceptSql(t), values: params };
-    type Row = { id: string; duplicate: boolean; deliveries: number };
-    const result = audit
-      ? await withTransaction(pool, async (client) => {
-          const inserted = await client.query<Row>(statement);
-          const first = inserted.rows[0];
-          if (first && !first.duplicate) {
-            await appendAuditLeafPostgres(client, t, first.id, {
-              ...input,
-              dedupKey: identity.dedupKey,
-              receivedAt,
-            });
-          }
-          return inserted;
+};
+
+type Row = { n: number; id: string; duplicate: boolean; deliveries: number };
+
+/**
+ * Accepts a batch in one transaction that commits before it resolves: one statement for all of
+ * it, then, for a new event whose key a concurrent accept committed after that statement began,
+ * a duplicate receipt; with `audit` on, the new events' leaves in input order (the tree row
+ * locked once for the batch, from the append to the commit). Without `audit` and without such a
+ * race it is one round trip and one commit. The batch must not hold one (source, dedup key)
+ * twice. Returns one result per input, in input order.
+ *
+ * @example
+ * ```ts
+ * const [result] = await acceptBatchPostgres(pool, schemaNames("hookinbox"), "hookinbox_deliveries", [input], true);
+ * ```
+ */
+export async function acceptBatchPostgres(
+  pool: pg.Pool,
+  t: SchemaNames,
+  channel: string,
+  inputs: readonly AcceptInput[],
+  audit: boolean,
+): Promise<AcceptResult[]> {
+  const batch = inputs.map(prepare);
+  const statement = {
+    name: "hookinbox_accept_batch",
+    text: acceptBatchSql(t),
+    values: batchValues(batch, channel),
+  };
+  const ids = batch.flatMap((p) => [p.eventId, p.receiptId]);
+  const accept = async (client: pg.Pool | pg.PoolClient) => {
+    const rows = new Map((await client.query<Row>(statement)).rows.map((r) => [r.n, r]));
+    const results: AcceptResult[] = [];
+    for (const [n, p] of batch.entries()) {
+      const row = rows.get(n);
+      if (row) {
+        results.push({
+          eventId: row.id,
+          receiptId: p.receiptId,
+          duplicate: row.duplicate,
+          deliveries: row.deliveries,
+        });
+        continue;
+      }
+      const raced = await client.query<{ event_id: string }>({
+        name: "hookinbox_accept_raced",
+        text: duplicateReceiptSql(t),
+        values: [
+          p.receiptId,
+          p.input.source,
+          p.input.identity.dedupKey,
+          p.receivedAt,
+          p.input.remoteAddress,
+          p.input.body.byteLength,
+          p.input.secretIndex,
+        ],
+      });
+      const eventId = raced.rows[0]?.event_id;
+      if (!eventId) throw new Error("accept: conflicting event row not found");
+      results.push({ eventId, receiptId: p.receiptId, duplicate: true, deliveries: 0 });
+    }
+    return results;
+  };
+  return withPartition(pool, t, ids, () =>
+    audit
+      ? withTransaction(pool, async (client) => {
+          const results = await accept(client);
+          await appendAuditLeavesPostgres(
+            client,
+            t,
+            batch.flatMap((p, n) => {
+              const result = results[n];
+              return result && !result.duplicate
+                ? [
+                    {
+                      eventId: result.eventId,
+                      event: {
+                        ...p.input,
+                        dedupKey: p.input.identity.dedupKey,
+                        receivedAt: p.receivedAt,
+                      },
+                    },
+                  ]
+                : [];
+            }),
+          );
+          return results;
         })
-      : await pool.query<Row>(statement);
-    const row = result.rows[0];
-    if (row)
-      return { eventId: row.id, receiptId, duplicate: row.duplicate, deliveries: row.deliveries };
-    const raced = await pool.query<{ event_id: string }>({
-      name: "hookinbox_accept_raced",
-      text: duplicateReceiptSql(t),
-      values: [
-        receiptId,
-        input.source,
-        identity.dedupKey,
-        receivedAt,
-        input.remoteAddress,
-        input.body.byteLength,
-        input.secretIndex,
-      ],
-    });
-    const eventId = raced.rows[0]?.event_id;
-    if (!eventId) throw new Error("accept: conflicting event row not found");
-    return { eventId, receiptId, duplicate: true, deliveries: 0 };
-  });
+      : accept(pool),
+  );
+}
+
+/** At most this many accepts, and about this many body bytes, go in one batch. */
+const maxBatch = 64;
+const maxBatchBytes = 4 * 1024 * 1024;
+
+const sameKey = (a: AcceptInput, b: AcceptInput) =>
+  a.source === b.source && a.identity.dedupKey === b.identity.dedupKey;
+
+/**
+ * The PostgreSQL accept path: concurrent accepts are gathered (the accepts of one event-loop turn,
+ * and those arriving while 4 batches are in flight) into batches of up to 64, each stored by
+ * `acceptBatchPostgres` and acknowledged only after its commit. A second accept of a key already
+ * in the batch waits for the next one (where it is a duplicate, exactly as if it came later).
+ * When a batch fails, each of its accepts is tried alone, so one bad accept fails alone.
+ *
+ * @example
+ * ```ts
+ * const accept = acceptPostgres(pool, schemaNames("hookinbox"), "hookinbox_deliveries", true);
+ * const result = await accept(input);
+ * ```
+ */
+export function acceptPostgres(
+  pool: pg.Pool,
+  t: SchemaNames,
+  channel: string,
+  audit: boolean,
+): (input: AcceptInput) => Promise<AcceptResult> {
+  const one = async (input: AcceptInput): Promise<AcceptResult> =>
+    (await acceptBatchPostgres(pool, t, channel, [input], audit))[0] as AcceptResult;
+  return gatherBatches<AcceptInput, AcceptResult>(
+    async (inputs) => {
+      if (inputs.length === 1) return [{ ok: true, value: await one(inputs[0] as AcceptInput) }];
+      try {
+        const results = await acceptBatchPostgres(pool, t, channel, inputs, audit);
+        return results.map((value) => ({ ok: true, value }));
+      } catch {
+        const settled = await Promise.allSettled(inputs.map(one));
+        return settled.map(
+          (s): BatchOutcome<AcceptResult> =>
+            s.status === "fulfilled"
+              ? { ok: true, value: s.value }
+              : { ok: false, error: s.reason },
+        );
+      }
+    },
+    { maxBatch, maxInFlight: 4 },
+    (input, batch) =>
+      !batch.some((other) => sameKey(input, other)) &&
+      batch.reduce((bytes, other) => bytes + other.body.byteLength, input.body.byteLength) <=
+        Math.max(maxBatchBytes, input.body.byteLength),
+  );
 }

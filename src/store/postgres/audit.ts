@@ -1,5 +1,10 @@
 import type pg from "pg";
-import { appendToRange, decodeRange, encodeRange } from "../../audit/compact-range.ts";
+import {
+  appendToRange,
+  type ClosedSubtree,
+  decodeRange,
+  encodeRange,
+} from "../../audit/compact-range.ts";
 import { encodeLeaf, leafFieldsOf, type StoredEventForLeaf } from "../../audit/leaf.ts";
 import { leafHash, type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
 import { type LeafJoinRow, leafRecordOf } from "../audit-rows.ts";
@@ -8,47 +13,64 @@ import { withRetry } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
 const writeSql = (t: SchemaNames) => `
-  WITH leaf AS (
-    INSERT INTO ${t.audit_leaves} (seq, event_id, hash) VALUES ($1, $2, $3)
+  WITH leaves AS (
+    INSERT INTO ${t.audit_leaves} (seq, event_id, hash)
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::bytea[])
   ), nodes AS (
     INSERT INTO ${t.audit_nodes} (level, idx, hash)
     SELECT * FROM unnest($4::smallint[], $5::bigint[], $6::bytea[])
   )
   UPDATE ${t.audit_tree} SET size = $7, frontier = $8 WHERE id = 1`;
 
+/** A new event to append to the audit log: its id and the fields its leaf commits to. */
+export interface NewAuditLeaf {
+  readonly eventId: string;
+  readonly event: StoredEventForLeaf;
+}
+
 /**
- * Appends one new event to the audit log at the end of its accept transaction, on `client`
- * (inside BEGIN … COMMIT). The tree row is locked FOR UPDATE only from here to the commit, so
- * concurrent accepts in every gateway process append one after another in commit order: one
- * tree, no gaps, no forks. Two round trips: lock-and-read, then one write statement.
+ * Appends new events to the audit log, in the given order, at the end of their accept
+ * transaction, on `client` (inside BEGIN … COMMIT). The tree row is locked FOR UPDATE only from
+ * here to the commit, so concurrent accepts in every gateway process append one after another in
+ * commit order: one tree, no gaps, no forks. Two round trips however many leaves: lock-and-read,
+ * then one write statement; a batch of accepts (accept-batch.ts) takes the lock once.
  *
  * @example
  * ```ts
- * await appendAuditLeafPostgres(client, t, eventId, { source, dedupKey, receivedAt, body, headers });
+ * await appendAuditLeavesPostgres(client, t, [{ eventId, event: { source, dedupKey, receivedAt, body, headers } }]);
  * ```
  */
-export async function appendAuditLeafPostgres(
+export async function appendAuditLeavesPostgres(
   client: pg.PoolClient,
   t: SchemaNames,
-  eventId: string,
-  event: StoredEventForLeaf,
+  leaves: readonly NewAuditLeaf[],
 ): Promise<void> {
+  if (leaves.length === 0) return;
   const { rows } = await client.query<{ size: string; frontier: Buffer }>({
     name: "hookinbox_audit_lock",
     text: `SELECT size, frontier FROM ${t.audit_tree} WHERE id = 1 FOR UPDATE`,
   });
   const row = rows[0];
   if (!row) throw new Error("audit_tree row is missing");
-  const size = Number(row.size);
-  const hash = leafHash(encodeLeaf(leafFieldsOf(size, event)));
-  const { range, closed } = appendToRange(decodeRange(size, row.frontier), hash);
+  let range = decodeRange(Number(row.size), row.frontier);
+  const seqs: number[] = [];
+  const hashes: Buffer[] = [];
+  const closed: ClosedSubtree[] = [];
+  for (const leaf of leaves) {
+    const hash = leafHash(encodeLeaf(leafFieldsOf(range.size, leaf.event)));
+    seqs.push(range.size);
+    hashes.push(hash);
+    const appended = appendToRange(range, hash);
+    range = appended.range;
+    closed.push(...appended.closed);
+  }
   await client.query({
     name: "hookinbox_audit_append",
     text: writeSql(t),
     values: [
-      size,
-      eventId,
-      hash,
+      seqs,
+      leaves.map((l) => l.eventId),
+      hashes,
       closed.map((n) => n.level),
       closed.map((n) => n.index),
       closed.map((n) => n.hash),

@@ -66,6 +66,7 @@ export function openPostgresStore(
   const notify = async () => {
     await withRetry(() => pool.query("SELECT pg_notify($1, '')", [channel]));
   };
+  const accept = acceptPostgres(pool, t, channel, options.audit ?? true);
   const deliveries = deliveriesPostgres(pool, t, notify);
   const effects = effectsPostgres(pool, t);
   const replay = replayPostgres(pool, t, notify);
@@ -126,8 +127,7 @@ export function openPostgresStore(
           throw explainStartupError(error, url.directUrl ?? url.connectionString);
         }),
       ),
-    accept: (input) =>
-      run(() => healSchema(() => acceptPostgres(pool, t, channel, input, options.audit ?? true))),
+    accept: (input) => run(() => healSchema(() => accept(input))),
     recordRejection: (input) => run(() => recordRejectionPostgres(pool, t, input)),
     pruneRejections: (before, limit) => run(() => pruneRejectionsPostgres(pool, t, before, limit)),
     retentionStep: (input) => run(() => retentionStepPostgres(pool, t, input)),

@@ -1,0 +1,109 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { currentTree, proveInclusion } from "../../src/audit/log.ts";
+import { verifyInclusion } from "../../src/audit/merkle.ts";
+import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { freshDatabase } from "../helpers/postgres.ts";
+import { acceptInput } from "./conformance.ts";
+
+// PostgreSQL gathers concurrent accepts into batches (one statement, one audit append, one
+// commit per batch). These tests send many accepts at once so batches form, from several pools
+// as several gateways would, and assert exact rows: dedup stays exact inside a batch and across
+// racing batches, every new event is one leaf of one gapless tree, and one bad accept in a batch
+// fails alone.
+
+let database: Awaited<ReturnType<typeof freshDatabase>>;
+let direct: pg.Pool;
+beforeAll(async () => {
+  database = await freshDatabase();
+  direct = new pg.Pool({ connectionString: database.url, max: 2 });
+});
+afterAll(async () => {
+  await direct.end();
+  await database.cleanup();
+});
+
+const count = async (sql: string, schema: string) =>
+  Number((await direct.query(sql.replaceAll("$s", `"${schema}"`))).rows[0].n);
+
+describe("PostgreSQL accept batches", () => {
+  it("600 accepts of 60 keys, 10 copies each, from 3 pools at once: 60 events, 60 leaves in a row, 600 receipts, 60 deliveries", async () => {
+    const url = database.schemaUrl();
+    const schema = new URL(url).searchParams.get("schema")!;
+    const stores = Array.from({ length: 3 }, () => openPostgresStore(url));
+    await stores[0]!.migrate();
+    try {
+      const at = Date.UTC(2026, 5, 1, 12);
+      const results = await Promise.all(
+        Array.from({ length: 600 }, (_, i) =>
+          stores[i % 3]!.accept(
+            acceptInput({
+              identity: { dedupKey: `evt_${i % 60}`, orderingKey: null, version: null },
+              receivedAt: at + i,
+              targets: ["t"],
+            }),
+          ),
+        ),
+      );
+      expect(results.filter((r) => !r.duplicate)).toHaveLength(60);
+      expect(results.reduce((n, r) => n + r.deliveries, 0)).toBe(60);
+      for (let k = 0; k < 60; k++) {
+        const ids = new Set(results.filter((_, i) => i % 60 === k).map((r) => r.eventId));
+        expect(ids.size).toBe(1);
+      }
+      expect(await count("SELECT count(*) AS n FROM $s.events", schema)).toBe(60);
+      expect(await count("SELECT count(*) AS n FROM $s.receipts", schema)).toBe(600);
+      expect(await count("SELECT count(*) AS n FROM $s.receipts WHERE duplicate", schema)).toBe(
+        540,
+      );
+      expect(await count("SELECT count(*) AS n FROM $s.deliveries", schema)).toBe(60);
+      // One leaf per event, seq 0..59 without a gap, and every event's proof verifies.
+      expect(
+        await count(
+          "SELECT count(DISTINCT l.event_id) AS n FROM $s.audit_leaves l JOIN $s.events e ON e.id = l.event_id WHERE l.seq < 60",
+          schema,
+        ),
+      ).toBe(60);
+      expect(await count("SELECT max(seq) + 1 AS n FROM $s.audit_leaves", schema)).toBe(60);
+      const head = await currentTree(stores[0]!);
+      expect(head.size).toBe(60);
+      for (const r of results.filter((x) => !x.duplicate)) {
+        const proof = (await proveInclusion(stores[0]!, r.eventId, head.size))!;
+        const leaf = (await stores[0]!.auditLeafOf(r.eventId))!;
+        expect(verifyInclusion(leaf.seq, head.size, proof.leafHash, proof.proof, head.root)).toBe(
+          true,
+        );
+      }
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
+  it("one accept PostgreSQL refuses (a NUL in its dedup key) fails alone; the 99 beside it are stored", async () => {
+    const url = database.schemaUrl();
+    const schema = new URL(url).searchParams.get("schema")!;
+    const store = openPostgresStore(url);
+    await store.migrate();
+    try {
+      const settled = await Promise.allSettled(
+        Array.from({ length: 100 }, (_, i) =>
+          store.accept(
+            acceptInput({
+              identity: { dedupKey: i === 37 ? "evt_\u0000bad" : `evt_ok_${i}` },
+              receivedAt: Date.UTC(2026, 5, 2) + i,
+              targets: ["t"],
+            }),
+          ),
+        ),
+      );
+      expect(settled.filter((s) => s.status === "fulfilled")).toHaveLength(99);
+      expect(settled[37]!.status).toBe("rejected");
+      expect(await count("SELECT count(*) AS n FROM $s.events", schema)).toBe(99);
+      expect(await count("SELECT count(*) AS n FROM $s.receipts", schema)).toBe(99);
+      expect(await count("SELECT count(*) AS n FROM $s.audit_leaves", schema)).toBe(99);
+      expect(await count("SELECT max(seq) + 1 AS n FROM $s.audit_leaves", schema)).toBe(99);
+    } finally {
+      await store.close();
+    }
+  });
+});
