@@ -20,7 +20,15 @@ export interface LeafRange {
   readonly end: number;
 }
 
-const LEAF_PREFIX = Buffer.from([0]);
+/**
+ * The RFC 6962 leaf hash prefix, 0x00 (PostgreSQL's batch append hashes leaves in SQL with it).
+ *
+ * @example
+ * ```ts
+ * leafHash(data).equals(sha256(Buffer.concat([LEAF_PREFIX, data]))); // true
+ * ```
+ */
+export const LEAF_PREFIX = Buffer.from([0]);
 const NODE_PREFIX = Buffer.from([1]);
 
 /** SHA-256 of nothing: the root of the empty tree. */

@@ -46,13 +46,31 @@ export interface StoreFactory {
 const numeric = (value: string) => Number(value);
 
 /**
+ * A pg pool for a test's own SQL. `pool.end()` resolves once its clients are removed, before
+ * their connections have closed; a cleanup that then drops the database terminates them
+ * (57P01), and the pool re-emits that as an 'error' that, without a listener, is an uncaught
+ * exception in whichever test runs next. Errors of idle connections are ignored here: the test's
+ * queries still reject on their own.
+ *
+ * @example
+ * ```ts
+ * const pool = testPool({ connectionString: database.url, max: 2 });
+ * ```
+ */
+export function testPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
+  pool.on("error", () => undefined);
+  return pool;
+}
+
+/**
  * A small test pool on a store's database, reading int8 and numeric as numbers. Bare names resolve
  * to the user's tables first (the database's default path), then to the store's schema, so tests
  * create user tables where a user's connection would and still count hookinbox's rows by name.
  */
 export function schemaPool(storeUrl: string, max = 2): pg.Pool {
   const url = parsePostgresUrl(storeUrl);
-  return new pg.Pool({
+  return testPool({
     connectionString: url.connectionString,
     max,
     options: `-c search_path="$user",public,${url.schema}`,

@@ -1,9 +1,10 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { currentTree, proveInclusion } from "../../src/audit/log.ts";
 import { verifyInclusion } from "../../src/audit/merkle.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
 import { freshDatabase } from "../helpers/postgres.ts";
+import { testPool } from "../helpers/stores.ts";
 import { acceptInput } from "./conformance.ts";
 
 // PostgreSQL gathers concurrent accepts into batches (one statement, one audit append, one
@@ -16,7 +17,7 @@ let database: Awaited<ReturnType<typeof freshDatabase>>;
 let direct: pg.Pool;
 beforeAll(async () => {
   database = await freshDatabase();
-  direct = new pg.Pool({ connectionString: database.url, max: 2 });
+  direct = testPool({ connectionString: database.url, max: 2 });
 });
 afterAll(async () => {
   await direct.end();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadPostgresMigrations } from "../../src/store/postgres/migrate.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
 import { freshDatabase } from "../helpers/postgres.ts";
+import { testPool } from "../helpers/stores.ts";
 import { acceptInput } from "./conformance.ts";
 
 // PostgreSQL's day partitions (migration 009): dedup stays exact when copies of one event race
@@ -45,7 +46,7 @@ describe("PostgreSQL day partitions", () => {
     expect(event!.receipts).toHaveLength(40);
     expect(event!.receipts.filter((r) => r.duplicate)).toHaveLength(39);
     expect(event!.deliveries).toHaveLength(1);
-    const pool = new pg.Pool({ connectionString: database.url });
+    const pool = testPool({ connectionString: database.url });
     const schema = new URL(url).searchParams.get("schema")!;
     const parts = await pool.query<{ relname: string; n: number }>(
       `SELECT c.relname, (xpath('/row/n/text()', query_to_xml(format('SELECT count(*) AS n FROM %I.%I', $1::text, c.relname), false, true, '')))[1]::text::int AS n
@@ -69,7 +70,7 @@ describe("PostgreSQL day partitions", () => {
   it("migrates a schema at 008 with rows: events attached as one partition, dedup keys and receipts carried over", async () => {
     const url = database.schemaUrl();
     const schema = new URL(url).searchParams.get("schema")!;
-    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    const pool = testPool({ connectionString: database.url, max: 1 });
     await pool.query(`CREATE SCHEMA "${schema}"`);
     await pool.query(`SET search_path TO "${schema}"`);
     await pool.query(

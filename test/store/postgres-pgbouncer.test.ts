@@ -8,6 +8,7 @@ import { parsePostgresUrl } from "../../src/store/postgres/connection.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
 import { freshDatabase, pgbouncerServerUrl } from "../helpers/postgres.ts";
 import { until } from "../helpers/processing.ts";
+import { testPool } from "../helpers/stores.ts";
 import { acceptInput } from "./conformance.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -30,7 +31,7 @@ async function database() {
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     return url.toString();
   };
-  const direct = new pg.Pool({ connectionString: db.url, max: 2 });
+  const direct = testPool({ connectionString: db.url, max: 2 });
   cleanups.push(() => direct.end());
   return { db, through, direct };
 }

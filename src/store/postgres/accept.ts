@@ -3,7 +3,7 @@ import { ulid } from "../../ids.ts";
 import { type BatchOutcome, gatherBatches } from "../core/gather-batches.ts";
 import { versionlessSql } from "../core/ordering.ts";
 import type { AcceptInput, AcceptResult } from "../types.ts";
-import { appendAuditLeavesPostgres } from "./audit.ts";
+import { auditAppendSql } from "./audit.ts";
 import { withTransaction } from "./connection.ts";
 import { withPartition } from "./partitions.ts";
 import type { SchemaNames } from "./schema-names.ts";
@@ -126,8 +126,8 @@ type Row = { n: number; id: string; duplicate: boolean; deliveries: number };
 /**
  * Accepts a batch in one transaction that commits before it resolves: one statement for all of
  * it, then, for a new event whose key a concurrent accept committed after that statement began,
- * a duplicate receipt; with `audit` on, the new events' leaves in input order (the tree row
- * locked once for the batch, from the append to the commit). Without `audit` and without such a
+ * a duplicate receipt; with `audit` on, the new events' leaves in input order, appended by one
+ * call sent with the COMMIT (the tree row locked once per batch, inside PostgreSQL only). Without `audit` and without such a
  * race it is one round trip and one commit. The batch must not hold one (source, dedup key)
  * twice. Returns one result per input, in input order.
  *
@@ -183,32 +183,27 @@ export async function acceptBatchPostgres(
     }
     return results;
   };
+  const leaves = (results: readonly AcceptResult[]) =>
+    auditAppendSql(
+      t,
+      batch.flatMap((p, n) => {
+        const result = results[n];
+        return result && !result.duplicate
+          ? [
+              {
+                eventId: result.eventId,
+                event: {
+                  ...p.input,
+                  dedupKey: p.input.identity.dedupKey,
+                  receivedAt: p.receivedAt,
+                },
+              },
+            ]
+          : [];
+      }),
+    );
   return withPartition(pool, t, ids, () =>
-    audit
-      ? withTransaction(pool, async (client) => {
-          const results = await accept(client);
-          await appendAuditLeavesPostgres(
-            client,
-            t,
-            batch.flatMap((p, n) => {
-              const result = results[n];
-              return result && !result.duplicate
-                ? [
-                    {
-                      eventId: result.eventId,
-                      event: {
-                        ...p.input,
-                        dedupKey: p.input.identity.dedupKey,
-                        receivedAt: p.receivedAt,
-                      },
-                    },
-                  ]
-                : [];
-            }),
-          );
-          return results;
-        })
-      : accept(pool),
+    audit ? withTransaction(pool, accept, leaves) : accept(pool),
   );
 }
 

@@ -1,26 +1,10 @@
 import type pg from "pg";
-import {
-  appendToRange,
-  type ClosedSubtree,
-  decodeRange,
-  encodeRange,
-} from "../../audit/compact-range.ts";
 import { encodeLeaf, leafFieldsOf, type StoredEventForLeaf } from "../../audit/leaf.ts";
-import { leafHash, type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
+import { LEAF_PREFIX, type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
 import { type LeafJoinRow, leafRecordOf } from "../audit-rows.ts";
 import type { AuditStore, StoredTreeHead } from "../audit-types.ts";
 import { withRetry } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
-
-const writeSql = (t: SchemaNames) => `
-  WITH leaves AS (
-    INSERT INTO ${t.audit_leaves} (seq, event_id, hash)
-    SELECT * FROM unnest($1::bigint[], $2::text[], $3::bytea[])
-  ), nodes AS (
-    INSERT INTO ${t.audit_nodes} (level, idx, hash)
-    SELECT * FROM unnest($4::smallint[], $5::bigint[], $6::bytea[])
-  )
-  UPDATE ${t.audit_tree} SET size = $7, frontier = $8 WHERE id = 1`;
 
 /** A new event to append to the audit log: its id and the fields its leaf commits to. */
 export interface NewAuditLeaf {
@@ -28,56 +12,33 @@ export interface NewAuditLeaf {
   readonly event: StoredEventForLeaf;
 }
 
+/** A leaf's encoding has its version byte, then its sequence number (8 bytes), then the rest. */
+const seqEnd = 9;
+const hex = (bytes: Uint8Array) => `decode('${Buffer.from(bytes).toString("hex")}', 'hex')`;
+const idLiteral = (id: string) => `'${id.replaceAll("'", "''")}'`;
+
 /**
- * Appends new events to the audit log, in the given order, at the end of their accept
- * transaction, on `client` (inside BEGIN … COMMIT). The tree row is locked FOR UPDATE only from
- * here to the commit, so concurrent accepts in every gateway process append one after another in
- * commit order: one tree, no gaps, no forks. Two round trips however many leaves: lock-and-read,
- * then one write statement; a batch of accepts (accept-batch.ts) takes the lock once.
+ * The SQL that appends new events to the audit log, in the given order, as plain text (no
+ * parameters) so that the accept transaction sends it and its COMMIT in one message: the tree row
+ * is locked FOR UPDATE inside hookinbox_audit_append (migration 011) and released by that COMMIT,
+ * with no trip through the gateway's event loop in between. Concurrent accepts in every gateway
+ * process so append one after another in commit order: one tree, no gaps, no forks. The
+ * digests of bodies and headers are made here, before the lock; the function numbers, hashes
+ * and links the leaves. Null when there is nothing to append.
  *
  * @example
  * ```ts
- * await appendAuditLeavesPostgres(client, t, [{ eventId, event: { source, dedupKey, receivedAt, body, headers } }]);
+ * const sql = auditAppendSql(t, [{ eventId, event: { source, dedupKey, receivedAt, body, headers } }]);
+ * if (sql) await client.query(`${sql}; COMMIT`);
  * ```
  */
-export async function appendAuditLeavesPostgres(
-  client: pg.PoolClient,
-  t: SchemaNames,
-  leaves: readonly NewAuditLeaf[],
-): Promise<void> {
-  if (leaves.length === 0) return;
-  const { rows } = await client.query<{ size: string; frontier: Buffer }>({
-    name: "hookinbox_audit_lock",
-    text: `SELECT size, frontier FROM ${t.audit_tree} WHERE id = 1 FOR UPDATE`,
-  });
-  const row = rows[0];
-  if (!row) throw new Error("audit_tree row is missing");
-  let range = decodeRange(Number(row.size), row.frontier);
-  const seqs: number[] = [];
-  const hashes: Buffer[] = [];
-  const closed: ClosedSubtree[] = [];
-  for (const leaf of leaves) {
-    const hash = leafHash(encodeLeaf(leafFieldsOf(range.size, leaf.event)));
-    seqs.push(range.size);
-    hashes.push(hash);
-    const appended = appendToRange(range, hash);
-    range = appended.range;
-    closed.push(...appended.closed);
-  }
-  await client.query({
-    name: "hookinbox_audit_append",
-    text: writeSql(t),
-    values: [
-      seqs,
-      leaves.map((l) => l.eventId),
-      hashes,
-      closed.map((n) => n.level),
-      closed.map((n) => n.index),
-      closed.map((n) => n.hash),
-      range.size,
-      encodeRange(range),
-    ],
-  });
+export function auditAppendSql(t: SchemaNames, leaves: readonly NewAuditLeaf[]): string | null {
+  if (leaves.length === 0) return null;
+  const encoded = leaves.map((leaf) => encodeLeaf(leafFieldsOf(0, leaf.event)));
+  const prefix = Buffer.concat([LEAF_PREFIX, (encoded[0] as Buffer).subarray(0, 1)]);
+  return `SELECT ${t.hookinbox_audit_append}(
+    ARRAY[${leaves.map((l) => idLiteral(l.eventId)).join(",")}]::text[], ${hex(prefix)},
+    ARRAY[${encoded.map((e) => hex(e.subarray(seqEnd))).join(",")}]::bytea[])`;
 }
 
 interface HeadRow {

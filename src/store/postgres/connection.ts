@@ -222,7 +222,9 @@ class UnnamedStatementClient extends pg.Client {
 /**
  * Runs `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws). A
  * connection that dies meanwhile is released as broken, never back into the pool, and never
- * crashes the process with an unhandled 'error' event.
+ * crashes the process with an unhandled 'error' event. `lastSql`, given the result, may name
+ * one last parameterless statement to send in the same message as the COMMIT: locks it takes
+ * are held inside PostgreSQL only, never across a trip through this process's event loop.
  *
  * @example
  * ```ts
@@ -232,6 +234,7 @@ class UnnamedStatementClient extends pg.Client {
 export async function withTransaction<T>(
   pool: pg.Pool,
   work: (client: pg.PoolClient) => Promise<T>,
+  lastSql?: (result: T) => string | null,
 ): Promise<T> {
   const client = await withRetry(() => pool.connect());
   // A checked-out client has no pool error listener: without this one, a connection that dies
@@ -245,7 +248,8 @@ export async function withTransaction<T>(
   try {
     await client.query("BEGIN");
     const result = await work(client);
-    await client.query("COMMIT");
+    const last = lastSql?.(result);
+    await client.query(last ? `${last}; COMMIT` : "COMMIT");
     return result;
   } catch (error) {
     await client.query("ROLLBACK").catch((rollbackError: Error) => {
