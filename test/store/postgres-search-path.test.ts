@@ -189,8 +189,9 @@ describe("PostgreSQL: hookinbox names its schema, the session keeps the database
       "008_payload_purge",
       "009_partitions",
       "010_queue_sql_in_typescript",
+      "011_audit_append_function",
     ]);
-    expect(report.current).toBe(10);
+    expect(report.current).toBe(11);
     expect((await store.migrate()).applied).toEqual([]);
 
     await rows("CREATE TABLE credits (order_id text NOT NULL)");
@@ -208,14 +209,15 @@ describe("PostgreSQL: hookinbox names its schema, the session keeps the database
     );
     expect(await rows("SELECT status FROM legacy.events")).toEqual([{ status: "done" }]);
     expect(await rows("SELECT order_id FROM public.credits")).toEqual([{ order_id: "o1" }]);
-    // 010 dropped the queue's PL/pgSQL functions; retention's partition helpers (009) stay, the
-    // one that names tables with its own path.
+    // 010 dropped the queue's PL/pgSQL functions; retention's partition helpers (009) and the
+    // audit log's batch append (011) stay, those that name tables with their own path.
     expect(
       await rows(
         `SELECT p.proname, p.proconfig FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
          WHERE n.nspname = 'legacy' ORDER BY 1`,
       ),
     ).toEqual([
+      { proname: "hookinbox_audit_append", proconfig: ["search_path=legacy"] },
       { proname: "hookinbox_ensure_partitions", proconfig: ["search_path=legacy"] },
       { proname: "hookinbox_ulid_ms", proconfig: null },
       { proname: "hookinbox_ulid_time", proconfig: null },

@@ -31,8 +31,8 @@ describe("PostgreSQL specifics", () => {
     const url = database.schemaUrl();
     const stores = Array.from({ length: 4 }, () => openPostgresStore(url));
     const reports = await Promise.all(stores.map((s) => s.migrate()));
-    expect(reports.map((r) => r.applied.length).sort()).toEqual([0, 0, 0, 10]);
-    expect(new Set(reports.map((r) => r.current))).toEqual(new Set([10]));
+    expect(reports.map((r) => r.applied.length).sort()).toEqual([0, 0, 0, 11]);
+    expect(new Set(reports.map((r) => r.current))).toEqual(new Set([11]));
     await Promise.all(stores.map((s) => s.close()));
   });
 
