@@ -69,6 +69,10 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const leases = Object.fromEntries([...destinations.values()].map((d) => [d.name, d.leaseMs]));
   // The last state read per destination: success skips the circuit write when nothing failed.
   const lastState = new Map<string, DestinationStateRow>();
+  // Circuit writes by this process, counted as they start and as they end: a states read that
+  // overlapped one may be older than what that write returned, and must not overwrite it (a stale "no failures" would let the
+  // next success skip its reset, and failures with successes between them open the circuit).
+  let circuitWrites = 0;
   const context = {
     store,
     workerId: options.workerId,
@@ -142,11 +146,13 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         groups.set(delivery.target, group);
       }
       if (groups.size === 0) return others;
+      const writesBefore = circuitWrites;
       const [states, running] = await Promise.all([
         store.listDestinationStates(),
         store.countRunning([...groups.keys()]),
       ]);
-      for (const state of states) lastState.set(state.name, state);
+      if (circuitWrites === writesBefore)
+        for (const state of states) lastState.set(state.name, state);
       const deferred = new Map<number, string[]>();
       const defer = (list: string[], runAt: number) => {
         if (list.length === 0) return;
@@ -177,9 +183,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       const known = lastState.get(destination.name);
       const clean = known !== undefined && known.failures === 0 && known.openUntil === null;
       if (breaker && ok !== null && !(ok && clean)) {
+        circuitWrites++;
         const state = await store
           .recordCircuit(destination.name, ok, now(), breaker.failures, breaker.cooldownMs)
           .catch(() => null);
+        circuitWrites++;
         if (state) {
           lastState.set(destination.name, state);
           if (!ok && state.openUntil !== null && state.failures === breaker.failures)
