@@ -220,16 +220,16 @@ class UnnamedStatementClient extends pg.Client {
 }
 
 /**
- * Runs `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws). A
- * connection that dies meanwhile is released as broken, never back into the pool, and never
- * crashes the process with an unhandled 'error' event.
+ * Runs `work` on one pooled connection, with ROLLBACK when it throws (harmless outside a
+ * transaction). A connection that dies meanwhile is released as broken, never back into the
+ * pool, and never crashes the process with an unhandled 'error' event.
  *
  * @example
  * ```ts
- * await withTransaction(pool, (client) => client.query("UPDATE …"));
+ * await withClient(pool, (client) => client.query("BEGIN; SELECT 1; COMMIT"));
  * ```
  */
-export async function withTransaction<T>(
+export async function withClient<T>(
   pool: pg.Pool,
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
@@ -243,10 +243,7 @@ export async function withTransaction<T>(
   };
   client.on("error", onError);
   try {
-    await client.query("BEGIN");
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
+    return await work(client);
   } catch (error) {
     await client.query("ROLLBACK").catch((rollbackError: Error) => {
       broken = rollbackError;
@@ -256,4 +253,25 @@ export async function withTransaction<T>(
     client.off("error", onError);
     client.release(broken);
   }
+}
+
+/**
+ * Runs `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws), see
+ * `withClient`.
+ *
+ * @example
+ * ```ts
+ * await withTransaction(pool, (client) => client.query("UPDATE …"));
+ * ```
+ */
+export async function withTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  return withClient(pool, async (client) => {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  });
 }
