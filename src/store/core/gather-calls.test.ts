@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { type CallOutcome, gatherCalls } from "./gather-calls.ts";
+
+describe("gatherCalls", () => {
+  it("gathers calls of one turn into one batch and calls made meanwhile into the next", async () => {
+    const batches: number[][] = [];
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const double = gatherCalls<number, number>(async (inputs) => {
+      batches.push([...inputs]);
+      if (batches.length === 1) await gate;
+      return inputs.map((n): CallOutcome<number> => ({ ok: true, value: n * 2 }));
+    }, 3);
+    const first = [double(1), double(2)];
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toEqual([[1, 2]]);
+    const later = [double(3), double(4), double(5), double(6)];
+    release();
+    expect(await Promise.all([...first, ...later])).toEqual([2, 4, 6, 8, 10, 12]);
+    expect(batches).toEqual([[1, 2], [3, 4, 5], [6]]);
+  });
+
+  it("settles each caller with its own outcome, and all of a batch when the flush throws", async () => {
+    let fail = false;
+    const check = gatherCalls<string, string>(async (inputs) => {
+      if (fail) throw new Error("whole batch");
+      return inputs.map(
+        (s): CallOutcome<string> =>
+          s === "bad" ? { ok: false, error: new Error(s) } : { ok: true, value: s },
+      );
+    }, 10);
+    const results = await Promise.allSettled([check("a"), check("bad"), check("b")]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    fail = true;
+    const failed = await Promise.allSettled([check("c"), check("d")]);
+    expect(failed.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+  });
+});
