@@ -68,12 +68,15 @@ describe.each(postgresFactories)("batched completions ($name)", ({ open }) => {
         const store = stores[n] as Store;
         return deliveries.map(async (d, i) => {
           if (!sabotaged && n === 0 && i === 1) {
-            // Completed by a worker that does not hold the lease: only this call fails.
+            // In the same batch, by a worker that does not hold the lease and by the holder:
+            // only the intruder's call fails.
             sabotaged = true;
-            const error = await store.completeDelivery(input(d, "intruder")).catch((e) => e);
+            const [error] = await Promise.all([
+              store.completeDelivery(input(d, "intruder")).catch((e: unknown) => e),
+              store.completeDelivery(input(d, `w${n}`)),
+            ]);
             expect(isHookinboxError(error, "HOOKINBOX_LEASE_LOST")).toBe(true);
             lost++;
-            await store.completeDelivery(input(d, `w${n}`));
             return;
           }
           if (i % 7 === 3) {

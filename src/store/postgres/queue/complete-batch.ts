@@ -4,6 +4,7 @@ import { type CallOutcome, gatherCalls } from "../../core/gather-calls.ts";
 import type { CompleteInput } from "../../queue-types.ts";
 import type { SchemaNames } from "../schema-names.ts";
 import { completeManyPostgres, completePostgres } from "./complete-delivery.ts";
+import { endingKey } from "./end-attempt.ts";
 
 /** The most completions one batch ends (one statement's arrays). */
 const maxBatch = 200;
@@ -41,7 +42,7 @@ export function completeBatchPostgres(
       return Promise.all(inputs.map(alone));
     }
     return inputs.map((input) =>
-      ended.has(input.deliveryId)
+      ended.has(endingKey(input))
         ? { ok: true, value: undefined }
         : { ok: false, error: hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId) },
     );

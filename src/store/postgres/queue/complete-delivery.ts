@@ -3,15 +3,15 @@ import { hookinboxError } from "../../../errors.ts";
 import type { CompleteInput, TransactionClient } from "../../queue-types.ts";
 import { withRetry } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
-import { endAttempts, endingInputsSql, endingValues } from "./end-attempt.ts";
+import { endAttempts, endingInputsSql, endingKey, endingValues } from "./end-attempt.ts";
 import { wakeNextHeadSql } from "./key-locks.ts";
 import { refreshEventsSql } from "./refresh-event.ts";
 
 /**
  * Ends the deliveries `$1`…`$4` (endingInputsSql) whose lease the caller still holds as `$5`
  * (`done` or `stale`), their attempts too; a done delivery records its version as applied on its
- * key; each key's next head wakes; the events' status follows. Returns the `id` of each delivery
- * it ended. `unkeyedOnly` adds "without an ordering key" to the lease check: that form needs no
+ * key; each key's next head wakes; the events' status follows. Returns `id, worker, attempt` of
+ * each attempt it ended. `unkeyedOnly` adds "without an ordering key" to the lease check: that form needs no
  * lock step (no key, no head to wake) and runs alone, outside any explicit transaction; the
  * other form runs after the lock step (end-attempt.ts).
  */
@@ -22,7 +22,7 @@ const completeSql = (t: SchemaNames, unkeyedOnly: boolean) => `
     FROM ${endingInputsSql} AS i(id, worker, attempt, now)
     WHERE d.id = i.id AND d.status = 'running' AND d.lease_owner = i.worker AND d.attempts = i.attempt
       ${unkeyedOnly ? "AND d.ordering_key IS NULL" : ""}
-    RETURNING d.id, d.event_id, d.target, d.ordering_key, d.version, i.attempt, i.now
+    RETURNING d.id, d.event_id, d.target, d.ordering_key, d.version, i.worker, i.attempt, i.now
   ), attempt AS (
     UPDATE ${t.attempts} a SET ended_at = e.now,
            outcome = CASE WHEN $5::text = 'done' THEN 'success' ELSE 'stale' END
@@ -38,14 +38,14 @@ const completeSql = (t: SchemaNames, unkeyedOnly: boolean) => `
   ), refreshed AS (
     ${refreshEventsSql(t, "ARRAY(SELECT DISTINCT event_id FROM ending)", { ids: "ARRAY(SELECT id FROM ending)", status: "$5::text" })}
   )
-  SELECT id FROM ending`;
+  SELECT id, worker, attempt FROM ending`;
 
 /** A key hint of null or unknown: the delivery may have no ordering key. */
 const mayBeUnkeyed = (input: CompleteInput) =>
   input.orderingKey === undefined || input.orderingKey === null;
 
 /**
- * Completes deliveries (`done` or `stale`) without handler SQL, and returns the ids it ended (the
+ * Completes deliveries (`done` or `stale`) without handler SQL, and returns the endingKey of each attempt it ended (the
  * others' leases were lost). When every key hint says "maybe no key", one prepared statement
  * ends the unkeyed ones; the rest (and every delivery of a batch with a keyed one) end in one
  * round trip of BEGIN, lock step, change, COMMIT.
@@ -71,8 +71,10 @@ export async function completeManyPostgres(
         values: [...endingValues(inputs), status],
       }),
     );
-    ended = new Set(rows.map((r) => r.id as string));
-    rest = inputs.filter((i) => !ended.has(i.deliveryId));
+    ended = new Set(
+      rows.map((r) => endingKey({ deliveryId: r.id, workerId: r.worker, attempt: r.attempt })),
+    );
+    rest = inputs.filter((i) => !ended.has(endingKey(i)));
   }
   if (rest.length === 0) return ended;
   const locked = await endAttempts(pool, t, rest, completeSql(t, false), [
@@ -102,7 +104,7 @@ export async function completePostgres<T>(
 ): Promise<T | undefined> {
   if (!work) {
     const ended = await completeManyPostgres(pool, t, [input], status);
-    if (!ended.has(input.deliveryId))
+    if (!ended.has(endingKey(input)))
       throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);
     return undefined;
   }

@@ -29,6 +29,24 @@ const lockSql = (t: SchemaNames) => `
     ORDER BY lock_id OFFSET 0) k`;
 
 /**
+ * What an end statement returns for each attempt it ended (its `id, worker, attempt` columns),
+ * and what a caller looks itself up by: the same delivery named twice in one batch, once by a
+ * worker that lost its lease, ends once and only for the holder.
+ *
+ * @example
+ * ```ts
+ * if (!ended.has(endingKey(input))) throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);
+ * ```
+ */
+export function endingKey(ended: {
+  deliveryId: string;
+  workerId: string;
+  attempt: number;
+}): string {
+  return `${ended.deliveryId}\u0000${ended.workerId}\u0000${ended.attempt}`;
+}
+
+/**
  * `$1`…`$4` of endingInputsSql for `inputs`, times floored to whole milliseconds.
  *
  * @example
@@ -47,12 +65,12 @@ export function endingValues(inputs: readonly CompleteInput[]): InlineValue[] {
 
 /**
  * Ends attempts in one transaction: BEGIN, the lock step, then `changeSql` (which checks each
- * lease and returns the `id` of every delivery it ended), sent as ONE simple-query message.
+ * lease and returns `id, worker, attempt` of every attempt it ended), sent as ONE simple-query message.
  * Without `work`, COMMIT rides in the same message: one round trip, safe to repeat (a repeat
  * whose first try committed finds the leases gone). With `work` (a handler's SQL, run after the
  * change on the same connection), COMMIT follows it: both commit or neither, and a lost lease
- * (HOOKINBOX_LEASE_LOST, only with exactly one input) stops before `work` runs. Returns the ids
- * ended and `work`'s result.
+ * (HOOKINBOX_LEASE_LOST, only with exactly one input) stops before `work` runs. Returns the
+ * endingKey of each attempt ended and `work`'s result.
  *
  * @example
  * ```ts
@@ -73,7 +91,11 @@ export async function endAttempts<T>(
     inlineSql(changeSql, values),
   ];
   const idsOf = (results: pg.QueryResult[]) =>
-    new Set<string>((results[2]?.rows ?? []).map((r) => r.id as string));
+    new Set<string>(
+      (results[2]?.rows ?? []).map((r) =>
+        endingKey({ deliveryId: r.id, workerId: r.worker, attempt: r.attempt }),
+      ),
+    );
   if (!work) {
     const results = await withRetry(() =>
       withClient(pool, (client) => queryStatements(client, [...statements, "COMMIT"])),
@@ -84,7 +106,7 @@ export async function endAttempts<T>(
     const ended = idsOf(await queryStatements(client, statements));
     const only = inputs[0];
     if (inputs.length !== 1 || !only) throw new RangeError("work needs exactly one delivery");
-    if (!ended.has(only.deliveryId)) throw hookinboxError("HOOKINBOX_LEASE_LOST", only.deliveryId);
+    if (!ended.has(endingKey(only))) throw hookinboxError("HOOKINBOX_LEASE_LOST", only.deliveryId);
     const result = await work(transactionClient(client));
     await client.query("COMMIT");
     return { ended, result };

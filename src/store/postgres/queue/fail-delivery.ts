@@ -2,7 +2,7 @@ import type pg from "pg";
 import { hookinboxError } from "../../../errors.ts";
 import type { FailInput, FailResult } from "../../queue-types.ts";
 import type { SchemaNames } from "../schema-names.ts";
-import { endAttempts, endingInputsSql, endingValues } from "./end-attempt.ts";
+import { endAttempts, endingInputsSql, endingKey, endingValues } from "./end-attempt.ts";
 import { wakeNextHeadSql } from "./key-locks.ts";
 import { refreshEventsSql } from "./refresh-event.ts";
 
@@ -12,7 +12,8 @@ const maxStack = 8000;
 /**
  * A retry: each of the deliveries `$1`…`$4` (endingInputsSql) whose lease the caller still holds
  * is pending again at `$9`, its attempt ends as `$6`. Its key keeps it as head (nothing wakes)
- * and its event stays pending. `$5` message, `$7` stack, `$8` unused here. Returns the ids.
+ * and its event stays pending. `$5` message, `$7` stack, `$8` unused here. Returns `id, worker,
+ * attempt`.
  */
 const retrySql = (t: SchemaNames) => `
   WITH ending AS (
@@ -20,19 +21,19 @@ const retrySql = (t: SchemaNames) => `
            lease_expires_at = NULL, last_error = $5::text, updated_at = i.now
     FROM ${endingInputsSql} AS i(id, worker, attempt, now)
     WHERE d.id = i.id AND d.status = 'running' AND d.lease_owner = i.worker AND d.attempts = i.attempt
-    RETURNING d.id, i.attempt, i.now
+    RETURNING d.id, i.worker, i.attempt, i.now
   ), attempt AS (
     UPDATE ${t.attempts} a SET ended_at = e.now, outcome = $6::text, error_message = $5::text,
            error_stack = $7::text
     FROM ending e WHERE a.delivery_id = e.id AND a.attempt = e.attempt
   )
-  SELECT id FROM ending`;
+  SELECT id, worker, attempt FROM ending`;
 
 /**
  * A dead letter: each of the deliveries `$1`…`$4` whose lease the caller still holds is dead, its
  * attempt ends as `$6`; it keeps blocking its key when `$8` and it has one, otherwise the key's
  * next head wakes. The events' status follows. `$5` message, `$7` stack, `$9` unused here.
- * Returns the ids.
+ * Returns `id, worker, attempt`.
  */
 const deadSql = (t: SchemaNames) => `
   WITH ending AS (
@@ -41,7 +42,7 @@ const deadSql = (t: SchemaNames) => `
            completed_at = i.now, updated_at = i.now
     FROM ${endingInputsSql} AS i(id, worker, attempt, now)
     WHERE d.id = i.id AND d.status = 'running' AND d.lease_owner = i.worker AND d.attempts = i.attempt
-    RETURNING d.id, d.event_id, d.target, d.ordering_key, d.blocks_key, i.attempt, i.now
+    RETURNING d.id, d.event_id, d.target, d.ordering_key, d.blocks_key, i.worker, i.attempt, i.now
   ), attempt AS (
     UPDATE ${t.attempts} a SET ended_at = e.now, outcome = $6::text, error_message = $5::text,
            error_stack = $7::text
@@ -51,7 +52,7 @@ const deadSql = (t: SchemaNames) => `
   ), refreshed AS (
     ${refreshEventsSql(t, "ARRAY(SELECT DISTINCT event_id FROM ending)", { ids: "ARRAY(SELECT id FROM ending)", status: "'dead'" })}
   )
-  SELECT id FROM ending`;
+  SELECT id, worker, attempt FROM ending`;
 
 /**
  * Ends an attempt as a failure, in one round trip (BEGIN, the lock step, the change, COMMIT; see
@@ -78,6 +79,6 @@ export async function failPostgres(
     input.retryAt === null ? null : Math.floor(input.retryAt),
   ];
   const { ended } = await endAttempts(pool, t, [input], dead ? deadSql(t) : retrySql(t), values);
-  if (!ended.has(input.deliveryId)) throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);
+  if (!ended.has(endingKey(input))) throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);
   return { dead };
 }
