@@ -220,21 +220,18 @@ class UnnamedStatementClient extends pg.Client {
 }
 
 /**
- * Runs `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws). A
- * connection that dies meanwhile is released as broken, never back into the pool, and never
- * crashes the process with an unhandled 'error' event. `lastSql`, given the result, may name
- * one last parameterless statement to send in the same message as the COMMIT: locks it takes
- * are held inside PostgreSQL only, never across a trip through this process's event loop.
+ * Runs `work` on one pooled connection, with ROLLBACK when it throws (harmless outside a
+ * transaction). A connection that dies meanwhile is released as broken, never back into the
+ * pool, and never crashes the process with an unhandled 'error' event.
  *
  * @example
  * ```ts
- * await withTransaction(pool, (client) => client.query("UPDATE …"));
+ * await withClient(pool, (client) => client.query("BEGIN; SELECT 1; COMMIT"));
  * ```
  */
-export async function withTransaction<T>(
+export async function withClient<T>(
   pool: pg.Pool,
   work: (client: pg.PoolClient) => Promise<T>,
-  lastSql?: (result: T) => string | null,
 ): Promise<T> {
   const client = await withRetry(() => pool.connect());
   // A checked-out client has no pool error listener: without this one, a connection that dies
@@ -246,11 +243,7 @@ export async function withTransaction<T>(
   };
   client.on("error", onError);
   try {
-    await client.query("BEGIN");
-    const result = await work(client);
-    const last = lastSql?.(result);
-    await client.query(last ? `${last}; COMMIT` : "COMMIT");
-    return result;
+    return await work(client);
   } catch (error) {
     await client.query("ROLLBACK").catch((rollbackError: Error) => {
       broken = rollbackError;
@@ -260,4 +253,29 @@ export async function withTransaction<T>(
     client.off("error", onError);
     client.release(broken);
   }
+}
+
+/**
+ * Runs `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws), see
+ * `withClient`. `lastSql`, given the result, may name one last parameterless statement to send
+ * in the same message as the COMMIT: locks it takes are held inside PostgreSQL only, never
+ * across a trip through this process's event loop.
+ *
+ * @example
+ * ```ts
+ * await withTransaction(pool, (client) => client.query("UPDATE …"));
+ * ```
+ */
+export async function withTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+  lastSql?: (result: T) => string | null,
+): Promise<T> {
+  return withClient(pool, async (client) => {
+    await client.query("BEGIN");
+    const result = await work(client);
+    const last = lastSql?.(result);
+    await client.query(last ? `${last}; COMMIT` : "COMMIT");
+    return result;
+  });
 }

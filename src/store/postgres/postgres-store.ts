@@ -16,6 +16,7 @@ import { maintainPartitionsPostgres } from "./partitions.ts";
 import { pingPostgres } from "./ping.ts";
 import { purgePayloadsPostgres } from "./purge-payloads.ts";
 import { claimPostgres } from "./queue/claim-deliveries.ts";
+import { completeBatchPostgres } from "./queue/complete-batch.ts";
 import { completePostgres } from "./queue/complete-delivery.ts";
 import { failPostgres } from "./queue/fail-delivery.ts";
 import { leasesPostgres } from "./queue/leases.ts";
@@ -82,6 +83,7 @@ export function openPostgresStore(
   });
   /** Refuses work once closed, and tracks it so close() waits for it. */
   const run = <T>(work: () => Promise<T>): Promise<T> => life.run(work);
+  const completeBatch = completeBatchPostgres(pool, t);
 
   /** Migrates over the direct URL when there is one (DDL never sits behind a pooler's limits). */
   const migrateNow = async () => {
@@ -163,7 +165,8 @@ export function openPostgresStore(
 
     claimDeliveries: (input) => run(() => healSchema(() => claimPostgres(pool, t, input))),
     extendLeases: (workerId, ids, until) => run(() => leases.extend(workerId, ids, until)),
-    completeDelivery: (input, work) => run(() => completePostgres(pool, t, input, "done", work)),
+    completeDelivery: (input, work) =>
+      run(() => (work ? completePostgres(pool, t, input, "done", work) : completeBatch(input))),
     failDelivery: (input) => run(() => failPostgres(pool, t, input)),
     markStale: async (input) => {
       await run(() => completePostgres(pool, t, input, "stale"));

@@ -1,64 +1,94 @@
 import type pg from "pg";
 import { hookinboxError } from "../../../errors.ts";
 import type { CompleteInput, TransactionClient } from "../../queue-types.ts";
-import { withRetry, withTransaction } from "../connection.ts";
+import { withRetry } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
-import { lockEndingDelivery } from "./end-attempt.ts";
+import { endAttempts, endingInputsSql, endingKey, endingValues } from "./end-attempt.ts";
 import { wakeNextHeadSql } from "./key-locks.ts";
 import { refreshEventsSql } from "./refresh-event.ts";
 
 /**
- * After the lock step: the delivery ends as $2 (`done` or `stale`), its attempt too; a done
- * delivery records its version as applied on its key; the key's next head wakes; the event's
- * status follows. Placeholders: $1 delivery, $2 status, $3 now, $4 attempt, $5 target, $6 key,
- * $7 version, $8 event.
+ * Ends the deliveries `$1`…`$4` (endingInputsSql) whose lease the caller still holds as `$5`
+ * (`done` or `stale`), their attempts too; a done delivery records its version as applied on its
+ * key; each key's next head wakes; the events' status follows. Returns `id, worker, attempt` of
+ * each attempt it ended. `unkeyedOnly` adds "without an ordering key" to the lease check: that form needs no
+ * lock step (no key, no head to wake) and runs alone, outside any explicit transaction; the
+ * other form runs after the lock step (end-attempt.ts).
  */
-const completeSql = (t: SchemaNames) => `
-  WITH ended AS (
-    UPDATE ${t.deliveries} SET status = $2::text, lease_owner = NULL, lease_expires_at = NULL,
-           last_error = NULL, completed_at = $3, updated_at = $3
-    WHERE id = $1
+const completeSql = (t: SchemaNames, unkeyedOnly: boolean) => `
+  WITH ending AS (
+    UPDATE ${t.deliveries} d SET status = $5::text, lease_owner = NULL, lease_expires_at = NULL,
+           last_error = NULL, completed_at = i.now, updated_at = i.now
+    FROM ${endingInputsSql} AS i(id, worker, attempt, now)
+    WHERE d.id = i.id AND d.status = 'running' AND d.lease_owner = i.worker AND d.attempts = i.attempt
+      ${unkeyedOnly ? "AND d.ordering_key IS NULL" : ""}
+    RETURNING d.id, d.event_id, d.target, d.ordering_key, d.version, i.worker, i.attempt, i.now
   ), attempt AS (
-    UPDATE ${t.attempts} SET ended_at = $3, outcome = CASE WHEN $2::text = 'done' THEN 'success' ELSE 'stale' END
-    WHERE delivery_id = $1 AND attempt = $4
+    UPDATE ${t.attempts} a SET ended_at = e.now,
+           outcome = CASE WHEN $5::text = 'done' THEN 'success' ELSE 'stale' END
+    FROM ending e WHERE a.delivery_id = e.id AND a.attempt = e.attempt
   ), applied AS (
     INSERT INTO ${t.applied_versions} (target, ordering_key, version)
-    SELECT $5::text, $6::text, $7::double precision
-    WHERE $2::text = 'done' AND $6::text IS NOT NULL AND $7::double precision IS NOT NULL
+    SELECT e.target, e.ordering_key, e.version FROM ending e
+    WHERE $5::text = 'done' AND e.ordering_key IS NOT NULL AND e.version IS NOT NULL
     ON CONFLICT (target, ordering_key)
     DO UPDATE SET version = greatest(${t.applied_versions}.version, excluded.version)
   ), woken AS (
-    ${wakeNextHeadSql(t, { target: "$5::text", key: "$6::text", endingId: "$1", now: "$3" })}
+    ${wakeNextHeadSql(t, { from: "ending e", target: "e.target", key: "e.ordering_key", endingId: "e.id", now: "e.now" })}
   ), refreshed AS (
-    ${refreshEventsSql(t, "ARRAY[$8::text]", { id: "$1", status: "$2::text" })}
+    ${refreshEventsSql(t, "ARRAY(SELECT DISTINCT event_id FROM ending)", { ids: "ARRAY(SELECT id FROM ending)", status: "$5::text" })}
   )
-  SELECT 1`;
+  SELECT id, worker, attempt FROM ending`;
+
+/** A key hint of null or unknown: the delivery may have no ordering key. */
+const mayBeUnkeyed = (input: CompleteInput) =>
+  input.orderingKey === undefined || input.orderingKey === null;
 
 /**
- * A delivery without an ordering key has no key lock to take and no head to wake: one statement
- * with the lease check in its WHERE ends it, outside any explicit transaction. It changes nothing
- * for a delivery with a key (or a lost lease) and returns no row: the caller takes the locked
- * path. $1 delivery, $2 status, $3 now, $4 attempt, $5 worker.
+ * Completes deliveries (`done` or `stale`) without handler SQL, and returns the endingKey of each attempt it ended (the
+ * others' leases were lost). When every key hint says "maybe no key", one prepared statement
+ * ends the unkeyed ones; the rest (and every delivery of a batch with a keyed one) end in one
+ * round trip of BEGIN, lock step, change, COMMIT.
+ *
+ * @example
+ * ```ts
+ * const ended = await completeManyPostgres(pool, schemaNames("hookinbox"), inputs, "done");
+ * ```
  */
-const completeUnkeyedSql = (t: SchemaNames) => `
-  WITH ended AS (
-    UPDATE ${t.deliveries} SET status = $2::text, lease_owner = NULL, lease_expires_at = NULL,
-           last_error = NULL, completed_at = $3, updated_at = $3
-    WHERE id = $1 AND status = 'running' AND lease_owner = $5 AND attempts = $4 AND ordering_key IS NULL
-    RETURNING event_id
-  ), attempt AS (
-    UPDATE ${t.attempts} SET ended_at = $3, outcome = CASE WHEN $2::text = 'done' THEN 'success' ELSE 'stale' END
-    WHERE delivery_id = $1 AND attempt = $4 AND EXISTS (SELECT 1 FROM ended)
-  ), refreshed AS (
-    ${refreshEventsSql(t, "ARRAY(SELECT event_id FROM ended)", { id: "$1", status: "$2::text" })}
-  )
-  SELECT event_id FROM ended`;
+export async function completeManyPostgres(
+  pool: pg.Pool,
+  t: SchemaNames,
+  inputs: readonly CompleteInput[],
+  status: "done" | "stale",
+): Promise<Set<string>> {
+  let ended = new Set<string>();
+  let rest = inputs;
+  if (inputs.every(mayBeUnkeyed)) {
+    const { rows } = await withRetry(() =>
+      pool.query({
+        name: "hookinbox_complete_unkeyed",
+        text: completeSql(t, true),
+        values: [...endingValues(inputs), status],
+      }),
+    );
+    ended = new Set(
+      rows.map((r) => endingKey({ deliveryId: r.id, workerId: r.worker, attempt: r.attempt })),
+    );
+    rest = inputs.filter((i) => !ended.has(endingKey(i)));
+  }
+  if (rest.length === 0) return ended;
+  const locked = await endAttempts(pool, t, rest, completeSql(t, false), [
+    ...endingValues(rest),
+    status,
+  ]);
+  for (const id of locked.ended) ended.add(id);
+  return ended;
+}
 
 /**
- * Completes a delivery (`done` or `stale`) in one transaction: the lock step, then the change.
- * With `work`, the handler's SQL runs on the same connection and in the same transaction, after
- * the lease check: both commit or neither. HOOKINBOX_LEASE_LOST when the worker no longer holds
- * the lease.
+ * Completes one delivery (`done` or `stale`). With `work`, the handler's SQL runs on the same
+ * connection and in the same transaction, after the lease check: both commit or neither.
+ * HOOKINBOX_LEASE_LOST when the worker no longer holds the lease.
  *
  * @example
  * ```ts
@@ -72,51 +102,12 @@ export async function completePostgres<T>(
   status: "done" | "stale",
   work?: (tx: TransactionClient) => Promise<T>,
 ): Promise<T | undefined> {
-  const unkeyed = {
-    name: "hookinbox_complete_unkeyed",
-    text: completeUnkeyedSql(t),
-    values: [input.deliveryId, status, Math.floor(input.now), input.attempt, input.workerId],
-  };
-  const mayBeUnkeyed = input.orderingKey === undefined || input.orderingKey === null;
-  const end = async (client: pg.PoolClient, tryUnkeyed: boolean) => {
-    if (tryUnkeyed && (await client.query(unkeyed)).rows.length > 0) return;
-    const ending = await lockEndingDelivery(client, t, input);
-    if (!ending) throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);
-    await client.query({
-      name: "hookinbox_complete",
-      text: completeSql(t),
-      values: [
-        input.deliveryId,
-        status,
-        Math.floor(input.now),
-        input.attempt,
-        ending.target,
-        ending.orderingKey,
-        ending.version,
-        ending.eventId,
-      ],
-    });
-  };
-  const run = async (client: pg.PoolClient, tryUnkeyed = mayBeUnkeyed) => {
-    await end(client, tryUnkeyed);
-    if (!work) return undefined;
-    const tx: TransactionClient = {
-      dialect: "postgres",
-      connection: client,
-      async query<Row>(sql: string, params: readonly unknown[] = []) {
-        const result = await client.query(sql, params as unknown[]);
-        return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
-      },
-    };
-    return work(tx);
-  };
   if (!work) {
-    // Outside a transaction: one round trip, as the PL/pgSQL function was.
-    if (mayBeUnkeyed && (await withRetry(() => pool.query(unkeyed))).rows.length > 0)
-      return undefined;
-    // Without the handler's SQL the whole transaction is safe to repeat (a repeat whose first
-    // try committed finds the lease gone: HOOKINBOX_LEASE_LOST, as before).
-    return withRetry(() => withTransaction(pool, (client) => run(client, false)));
+    const ended = await completeManyPostgres(pool, t, [input], status);
+    if (!ended.has(endingKey(input)))
+      throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);
+    return undefined;
   }
-  return withTransaction(pool, run);
+  const values = [...endingValues([input]), status];
+  return (await endAttempts(pool, t, [input], completeSql(t, false), values, work)).result;
 }

@@ -1,48 +1,124 @@
 import type pg from "pg";
-import type { CompleteInput } from "../../queue-types.ts";
+import { hookinboxError } from "../../../errors.ts";
+import type { CompleteInput, TransactionClient } from "../../queue-types.ts";
+import { withClient, withRetry } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
+import { type InlineValue, inlineSql, queryStatements } from "../simple-query.ts";
 import { keyLockId } from "./key-locks.ts";
 
-/** The running delivery an attempt ends, as the lock step found it. */
-export interface EndingDelivery {
-  readonly eventId: string;
-  readonly target: string;
-  readonly orderingKey: string | null;
-  readonly version: number | null;
-}
+/**
+ * The running deliveries an end statement names, as parallel arrays: `$1` ids, `$2` workers,
+ * `$3` attempts, `$4` times (ms). Every end statement (completion, retry, dead letter) starts with
+ * these four; its own values follow.
+ */
+export const endingInputsSql = "unnest($1::text[], $2::text[], $3::int[], $4::bigint[])";
 
 /**
- * The lock step shared by completion and failure (see key-locks.ts): the delivery's row, if the
- * caller still holds its lease (FOR UPDATE), and its key's advisory lock (waited for). The
- * statement that changes the key must come after this one, in the same transaction.
+ * The lock step shared by completion and failure (see key-locks.ts): the advisory lock of every
+ * key among `$1`…`$4` (endingInputsSql) whose delivery the caller still holds, waited for in
+ * lock-id order so two batches never wait for each other in a cycle. The statement that changes
+ * the keys must come after this one, in the same transaction, and check the leases itself.
+ */
+const lockSql = (t: SchemaNames) => `
+  SELECT pg_advisory_xact_lock(k.lock_id) FROM (
+    SELECT DISTINCT ${keyLockId("d.target", "d.ordering_key")} AS lock_id
+    FROM ${endingInputsSql} AS i(id, worker, attempt, now)
+    JOIN ${t.deliveries} d ON d.id = i.id AND d.status = 'running' AND d.lease_owner = i.worker
+                          AND d.attempts = i.attempt
+    WHERE d.ordering_key IS NOT NULL
+    ORDER BY lock_id OFFSET 0) k`;
+
+/**
+ * What an end statement returns for each attempt it ended (its `id, worker, attempt` columns),
+ * and what a caller looks itself up by: the same delivery named twice in one batch, once by a
+ * worker that lost its lease, ends once and only for the holder.
  *
  * @example
  * ```ts
- * const ending = await lockEndingDelivery(client, t, input);
- * if (!ending) throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);
+ * if (!ended.has(endingKey(input))) throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);
  * ```
  */
-export async function lockEndingDelivery(
-  client: pg.ClientBase,
-  t: SchemaNames,
-  input: CompleteInput,
-): Promise<EndingDelivery | null> {
-  const { rows } = await client.query({
-    name: "hookinbox_end_lock",
-    text: `SELECT d.event_id, d.target, d.ordering_key, d.version,
-                  CASE WHEN d.ordering_key IS NOT NULL
-                       THEN pg_advisory_xact_lock(${keyLockId("d.target", "d.ordering_key")}) END AS locked
-           FROM ${t.deliveries} d
-           WHERE d.id = $1 AND d.status = 'running' AND d.lease_owner = $2 AND d.attempts = $3
-           FOR UPDATE`,
-    values: [input.deliveryId, input.workerId, input.attempt],
-  });
-  const row = rows[0];
-  if (!row) return null;
-  return {
-    eventId: row.event_id,
-    target: row.target,
-    orderingKey: row.ordering_key,
-    version: row.version,
-  };
+export function endingKey(ended: {
+  deliveryId: string;
+  workerId: string;
+  attempt: number;
+}): string {
+  return `${ended.deliveryId}\u0000${ended.workerId}\u0000${ended.attempt}`;
 }
+
+/**
+ * `$1`…`$4` of endingInputsSql for `inputs`, times floored to whole milliseconds.
+ *
+ * @example
+ * ```ts
+ * const values = [...endingValues([input]), "done"];
+ * ```
+ */
+export function endingValues(inputs: readonly CompleteInput[]): InlineValue[] {
+  return [
+    inputs.map((i) => i.deliveryId),
+    inputs.map((i) => i.workerId),
+    inputs.map((i) => i.attempt),
+    inputs.map((i) => Math.floor(i.now)),
+  ];
+}
+
+/**
+ * Ends attempts in one transaction: BEGIN, the lock step, then `changeSql` (which checks each
+ * lease and returns `id, worker, attempt` of every attempt it ended), sent as ONE simple-query message.
+ * Without `work`, COMMIT rides in the same message: one round trip, safe to repeat (a repeat
+ * whose first try committed finds the leases gone). With `work` (a handler's SQL, run after the
+ * change on the same connection), COMMIT follows it: both commit or neither, and a lost lease
+ * (HOOKINBOX_LEASE_LOST, only with exactly one input) stops before `work` runs. Returns the
+ * endingKey of each attempt ended and `work`'s result.
+ *
+ * @example
+ * ```ts
+ * const { ended } = await endAttempts(pool, t, inputs, completeSql(t), [...endingValues(inputs), "done"]);
+ * ```
+ */
+export async function endAttempts<T>(
+  pool: pg.Pool,
+  t: SchemaNames,
+  inputs: readonly CompleteInput[],
+  changeSql: string,
+  values: readonly InlineValue[],
+  work?: (tx: TransactionClient) => Promise<T>,
+): Promise<{ ended: Set<string>; result: T | undefined }> {
+  const statements = [
+    "BEGIN",
+    inlineSql(lockSql(t), endingValues(inputs)),
+    inlineSql(changeSql, values),
+  ];
+  const idsOf = (results: pg.QueryResult[]) =>
+    new Set<string>(
+      (results[2]?.rows ?? []).map((r) =>
+        endingKey({ deliveryId: r.id, workerId: r.worker, attempt: r.attempt }),
+      ),
+    );
+  if (!work) {
+    const results = await withRetry(() =>
+      withClient(pool, (client) => queryStatements(client, [...statements, "COMMIT"])),
+    );
+    return { ended: idsOf(results), result: undefined };
+  }
+  return withClient(pool, async (client) => {
+    const ended = idsOf(await queryStatements(client, statements));
+    const only = inputs[0];
+    if (inputs.length !== 1 || !only) throw new RangeError("work needs exactly one delivery");
+    if (!ended.has(endingKey(only))) throw hookinboxError("HOOKINBOX_LEASE_LOST", only.deliveryId);
+    const result = await work(transactionClient(client));
+    await client.query("COMMIT");
+    return { ended, result };
+  });
+}
+
+/** A handler's view of the connection and transaction its delivery ends in. */
+const transactionClient = (client: pg.PoolClient): TransactionClient => ({
+  dialect: "postgres",
+  connection: client,
+  async query<Row>(sql: string, params: readonly unknown[] = []) {
+    const result = await client.query(sql, params as unknown[]);
+    return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+  },
+});

@@ -1,9 +1,8 @@
 import type pg from "pg";
 import { hookinboxError } from "../../../errors.ts";
 import type { FailInput, FailResult } from "../../queue-types.ts";
-import { withRetry, withTransaction } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
-import { lockEndingDelivery } from "./end-attempt.ts";
+import { endAttempts, endingInputsSql, endingKey, endingValues } from "./end-attempt.ts";
 import { wakeNextHeadSql } from "./key-locks.ts";
 import { refreshEventsSql } from "./refresh-event.ts";
 
@@ -11,40 +10,54 @@ const maxMessage = 2000;
 const maxStack = 8000;
 
 /**
- * A retry: the attempt ends as $5, the delivery is pending again at $7. Its key keeps it as head
- * (nothing wakes) and its event stays pending. $1 delivery, $2 attempt, $3 now, $4 message, $6 stack.
+ * A retry: each of the deliveries `$1`…`$4` (endingInputsSql) whose lease the caller still holds
+ * is pending again at `$9`, its attempt ends as `$6`. Its key keeps it as head (nothing wakes)
+ * and its event stays pending. `$5` message, `$7` stack, `$8` unused here. Returns `id, worker,
+ * attempt`.
  */
 const retrySql = (t: SchemaNames) => `
-  WITH attempt AS (
-    UPDATE ${t.attempts} SET ended_at = $3, outcome = $5, error_message = $4, error_stack = $6
-    WHERE delivery_id = $1 AND attempt = $2
+  WITH ending AS (
+    UPDATE ${t.deliveries} d SET status = 'pending', run_at = $9::bigint, lease_owner = NULL,
+           lease_expires_at = NULL, last_error = $5::text, updated_at = i.now
+    FROM ${endingInputsSql} AS i(id, worker, attempt, now)
+    WHERE d.id = i.id AND d.status = 'running' AND d.lease_owner = i.worker AND d.attempts = i.attempt
+    RETURNING d.id, i.worker, i.attempt, i.now
+  ), attempt AS (
+    UPDATE ${t.attempts} a SET ended_at = e.now, outcome = $6::text, error_message = $5::text,
+           error_stack = $7::text
+    FROM ending e WHERE a.delivery_id = e.id AND a.attempt = e.attempt
   )
-  UPDATE ${t.deliveries} SET status = 'pending', run_at = $7, lease_owner = NULL, lease_expires_at = NULL,
-         last_error = $4, updated_at = $3
-  WHERE id = $1`;
+  SELECT id, worker, attempt FROM ending`;
 
 /**
- * A dead letter: the attempt ends as $5, the delivery is dead and keeps blocking its key when $7;
- * otherwise the key's next head wakes. The event's status follows. $8 target, $9 key, $10 event.
+ * A dead letter: each of the deliveries `$1`…`$4` whose lease the caller still holds is dead, its
+ * attempt ends as `$6`; it keeps blocking its key when `$8` and it has one, otherwise the key's
+ * next head wakes. The events' status follows. `$5` message, `$7` stack, `$9` unused here.
+ * Returns `id, worker, attempt`.
  */
 const deadSql = (t: SchemaNames) => `
-  WITH attempt AS (
-    UPDATE ${t.attempts} SET ended_at = $3, outcome = $5, error_message = $4, error_stack = $6
-    WHERE delivery_id = $1 AND attempt = $2
-  ), dead AS (
-    UPDATE ${t.deliveries} SET status = 'dead', lease_owner = NULL, lease_expires_at = NULL, last_error = $4,
-           blocks_key = $7, completed_at = $3, updated_at = $3
-    WHERE id = $1
+  WITH ending AS (
+    UPDATE ${t.deliveries} d SET status = 'dead', lease_owner = NULL, lease_expires_at = NULL,
+           last_error = $5::text, blocks_key = ($8::boolean AND d.ordering_key IS NOT NULL),
+           completed_at = i.now, updated_at = i.now
+    FROM ${endingInputsSql} AS i(id, worker, attempt, now)
+    WHERE d.id = i.id AND d.status = 'running' AND d.lease_owner = i.worker AND d.attempts = i.attempt
+    RETURNING d.id, d.event_id, d.target, d.ordering_key, d.blocks_key, i.worker, i.attempt, i.now
+  ), attempt AS (
+    UPDATE ${t.attempts} a SET ended_at = e.now, outcome = $6::text, error_message = $5::text,
+           error_stack = $7::text
+    FROM ending e WHERE a.delivery_id = e.id AND a.attempt = e.attempt
   ), woken AS (
-    ${wakeNextHeadSql(t, { target: "$8::text", key: "(CASE WHEN $7 THEN NULL ELSE $9::text END)", endingId: "$1", now: "$3" })}
+    ${wakeNextHeadSql(t, { from: "ending e", target: "e.target", key: "(CASE WHEN e.blocks_key THEN NULL ELSE e.ordering_key END)", endingId: "e.id", now: "e.now" })}
   ), refreshed AS (
-    ${refreshEventsSql(t, "ARRAY[$10::text]", { id: "$1", status: "'dead'" })}
+    ${refreshEventsSql(t, "ARRAY(SELECT DISTINCT event_id FROM ending)", { ids: "ARRAY(SELECT id FROM ending)", status: "'dead'" })}
   )
-  SELECT 1`;
+  SELECT id, worker, attempt FROM ending`;
 
 /**
- * Ends an attempt as a failure, in one transaction (the lock step, then the change): a retry at
- * `retryAt`, or a dead letter. HOOKINBOX_LEASE_LOST when the worker no longer holds the lease.
+ * Ends an attempt as a failure, in one round trip (BEGIN, the lock step, the change, COMMIT; see
+ * end-attempt.ts): a retry at `retryAt`, or a dead letter. HOOKINBOX_LEASE_LOST when the worker
+ * no longer holds the lease.
  *
  * @example
  * ```ts
@@ -56,29 +69,16 @@ export async function failPostgres(
   t: SchemaNames,
   input: FailInput,
 ): Promise<FailResult> {
-  const now = Math.floor(input.now);
-  const message = input.error.message.slice(0, maxMessage);
-  const stack = input.error.stack?.slice(0, maxStack) ?? null;
-  return withRetry(() =>
-    withTransaction(pool, async (client) => {
-      const ending = await lockEndingDelivery(client, t, input);
-      if (!ending) throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);
-      const common = [input.deliveryId, input.attempt, now, message, input.outcome, stack];
-      if (input.retryAt !== null) {
-        await client.query({
-          name: "hookinbox_fail_retry",
-          text: retrySql(t),
-          values: [...common, Math.floor(input.retryAt)],
-        });
-        return { dead: false };
-      }
-      const blocks = input.blockKey && ending.orderingKey !== null;
-      await client.query({
-        name: "hookinbox_fail_dead",
-        text: deadSql(t),
-        values: [...common, blocks, ending.target, ending.orderingKey, ending.eventId],
-      });
-      return { dead: true };
-    }),
-  );
+  const dead = input.retryAt === null;
+  const values = [
+    ...endingValues([input]),
+    input.error.message.slice(0, maxMessage),
+    input.outcome,
+    input.error.stack?.slice(0, maxStack) ?? null,
+    input.blockKey,
+    input.retryAt === null ? null : Math.floor(input.retryAt),
+  ];
+  const { ended } = await endAttempts(pool, t, [input], dead ? deadSql(t) : retrySql(t), values);
+  if (!ended.has(endingKey(input))) throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);
+  return { dead };
 }

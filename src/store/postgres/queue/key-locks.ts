@@ -7,10 +7,16 @@
 // 2. Every transaction that can change "who may run next" for a (target, ordering key) holds a
 //    transaction-scoped advisory lock on that key (`keyLockSql`) BEFORE the statement that reads
 //    the key's deliveries: claimers TRY it and skip the key when another transaction holds it
-//    (claim-deliveries.ts), completions and failures WAIT for it (end-attempt.ts).
+//    (claim-deliveries.ts), completions and failures WAIT for it (end-attempt.ts). A completion
+//    or failure waits for several keys (a batch) in lock-id order, so two of them never wait for
+//    each other in a cycle; claimers only try, so they never wait at all.
 // 3. The lock is taken in one statement and the key is read in the next, inside the same
 //    transaction. Under READ COMMITTED each statement sees the commits made before it started, so
-//    the reader sees everything the previous holder of the lock committed. (One statement that
+//    the reader sees everything the previous holder of the lock committed. This holds as well
+//    when both statements travel in one simple-query message (BEGIN; lock; change; COMMIT, see
+//    end-attempt.ts): each statement of the message still takes its own snapshot. The change
+//    statement checks the lease again itself (the lock step holds no row lock), so it needs
+//    nothing from the lock step's result. (One statement that
 //    both took the lock and read the key would read with a snapshot from before it waited: a
 //    completion could then miss a delivery a claim had just parked, and leave it blocked.)
 // 4. So a claimer that parks a delivery as `blocked` (something is ahead of it) and a completion
@@ -36,22 +42,25 @@ export function keyLockId(target: string, orderingKey: string): string {
 }
 
 /**
- * Wakes the head of a key if it is parked: among the key's open deliveries (and dead ones that
- * block it), the first in version order, other than `endingId` (the delivery this statement
- * ends, still `running` in the statement's snapshot). Run only while holding the key's lock, in a
- * statement after the one that took it. The placeholders are SQL expressions.
+ * Wakes the head of each ending delivery's key if it is parked: among the key's open deliveries
+ * (and dead ones that block it), the first in version order, other than `endingId` (the delivery
+ * this statement ends, still `running` in the statement's snapshot). `from` names the ending
+ * deliveries (one per key: one delivery per key runs at a time); the other placeholders are SQL
+ * expressions over it (a null key wakes nothing). Run only while holding the keys' locks, in a
+ * statement after the one that took them.
  *
  * @example
  * ```ts
- * const sql = `WITH woken AS (${wakeNextHeadSql(t, { target: "$1", key: "$2", endingId: "$3", now: "$4" })}) SELECT 1`;
+ * const sql = `WITH e AS (SELECT …), woken AS (${wakeNextHeadSql(t, { from: "e", target: "e.target", key: "e.ordering_key", endingId: "e.id", now: "e.now" })}) SELECT 1`;
  * ```
  */
 export function wakeNextHeadSql(
   t: SchemaNames,
-  at: { target: string; key: string; endingId: string; now: string },
+  at: { from: string; target: string; key: string; endingId: string; now: string },
 ): string {
-  return `UPDATE ${t.deliveries} SET status = 'pending', updated_at = ${at.now}
-     WHERE status = 'blocked' AND id = (
+  return `UPDATE ${t.deliveries} w SET status = 'pending', updated_at = ${at.now}
+     FROM ${at.from}
+     WHERE w.status = 'blocked' AND w.id = (
        SELECT h.id FROM ${t.deliveries} h
        WHERE h.target = ${at.target} AND h.ordering_key = ${at.key} AND h.id <> ${at.endingId}
          AND (h.status IN ('pending', 'blocked', 'running') OR h.blocks_key)

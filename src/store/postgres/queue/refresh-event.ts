@@ -5,25 +5,25 @@ import type { SchemaNames } from "../schema-names.ts";
  * delivery is open, else `dead` while some target's last dead delivery has no later success,
  * else `done`. Usable alone or as a data-modifying CTE.
  *
- * `events` is an SQL expression of a text[] of event ids. `changed`, when given, is a delivery
- * that the same statement moves to a new status (its change is not visible to the statement's
- * other parts): its new status is used instead of the stored one. The other placeholders are SQL
- * expressions too.
+ * `events` is an SQL expression of a text[] of event ids. `changed`, when given, names the
+ * deliveries (`ids`, a text[] expression) that the same statement moves to one new status (their
+ * change is not visible to the statement's other parts): that status (an SQL expression) is used
+ * instead of the stored one.
  *
  * @example
  * ```ts
  * await pool.query(refreshEventsSql(t, "$1::text[]"), [["evt_…"]]);
- * const sql = `WITH refreshed AS (${refreshEventsSql(t, "ARRAY[$1::text]", { id: "$2", status: "$3::text" })}) SELECT 1`;
+ * const sql = `WITH refreshed AS (${refreshEventsSql(t, "ARRAY[$1::text]", { ids: "ARRAY[$2::text]", status: "$3::text" })}) SELECT 1`;
  * ```
  */
 export function refreshEventsSql(
   t: SchemaNames,
   events: string,
-  changed?: { readonly id: string; readonly status: string },
+  changed?: { readonly ids: string; readonly status: string },
 ): string {
   const status = (alias: string) =>
     changed
-      ? `(CASE WHEN ${alias}.id = ${changed.id} THEN ${changed.status} ELSE ${alias}.status END)`
+      ? `(CASE WHEN ${alias}.id = ANY(${changed.ids}) THEN ${changed.status} ELSE ${alias}.status END)`
       : `${alias}.status`;
   return `UPDATE ${t.events} ev SET status = CASE
       WHEN EXISTS (SELECT 1 FROM ${t.deliveries} o WHERE o.event_id = ev.id

@@ -1,0 +1,53 @@
+import type pg from "pg";
+import { hookinboxError } from "../../../errors.ts";
+import { type BatchOutcome, gatherBatches } from "../../core/gather-batches.ts";
+import type { CompleteInput } from "../../queue-types.ts";
+import type { SchemaNames } from "../schema-names.ts";
+import { completeManyPostgres, completePostgres } from "./complete-delivery.ts";
+import { endingKey } from "./end-attempt.ts";
+
+/** The most completions one batch ends (one statement's arrays). */
+const maxBatch = 200;
+
+const outcomeOf = (work: Promise<unknown>): Promise<BatchOutcome<undefined>> =>
+  work.then(
+    () => ({ ok: true, value: undefined }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+
+/**
+ * `completeDelivery` without handler SQL, batched: completions that arrive while the previous
+ * batch is in flight end together, in one statement or one round trip (complete-delivery.ts).
+ * Each caller learns its own outcome: HOOKINBOX_LEASE_LOST only for a delivery whose lease was
+ * lost. When a whole batch fails, each of its deliveries is ended alone, so one bad delivery
+ * fails alone.
+ *
+ * @example
+ * ```ts
+ * const complete = completeBatchPostgres(pool, schemaNames("hookinbox"));
+ * await complete({ deliveryId, workerId, attempt: 1, now: Date.now(), orderingKey: null });
+ * ```
+ */
+export function completeBatchPostgres(
+  pool: pg.Pool,
+  t: SchemaNames,
+): (input: CompleteInput) => Promise<undefined> {
+  const alone = (input: CompleteInput) => outcomeOf(completePostgres(pool, t, input, "done"));
+  return gatherBatches<CompleteInput, undefined>(
+    async (inputs) => {
+      if (inputs.length === 1) return Promise.all(inputs.map(alone));
+      let ended: Set<string>;
+      try {
+        ended = await completeManyPostgres(pool, t, inputs, "done");
+      } catch {
+        return Promise.all(inputs.map(alone));
+      }
+      return inputs.map((input) =>
+        ended.has(endingKey(input))
+          ? { ok: true, value: undefined }
+          : { ok: false, error: hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId) },
+      );
+    },
+    { maxBatch, maxInFlight: 1 },
+  );
+}
