@@ -90,3 +90,42 @@ export function gatherBatches<I, R>(
       }
     });
 }
+
+/**
+ * A promise's result as a batch outcome: its value, or its error for that item alone.
+ *
+ * @example
+ * ```ts
+ * await outcomeOf(Promise.reject(new Error("x"))); // { ok: false, error: Error("x") }
+ * ```
+ */
+export function outcomeOf<R>(work: Promise<R>): Promise<BatchOutcome<R>> {
+  return work.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+/**
+ * The `run` of a gatherer whose items can also be done one at a time: a single item goes to
+ * `alone`, several to `batch`, and when `batch` throws, each item of it is done `alone`, so one
+ * bad item fails alone and the others still succeed.
+ *
+ * @example
+ * ```ts
+ * const store = gatherBatches(batchOrEachAlone(storeMany, storeOne), { maxBatch: 64, maxInFlight: 4 });
+ * ```
+ */
+export function batchOrEachAlone<I, R>(
+  batch: (items: readonly I[]) => Promise<readonly BatchOutcome<R>[]>,
+  alone: (item: I) => Promise<R>,
+): (items: readonly I[]) => Promise<readonly BatchOutcome<R>[]> {
+  return async (items) => {
+    if (items.length === 1) return [await outcomeOf(alone(items[0] as I))];
+    try {
+      return await batch(items);
+    } catch {
+      return Promise.all(items.map((item) => outcomeOf(alone(item))));
+    }
+  };
+}

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { ulid } from "../../ids.ts";
-import { type BatchOutcome, gatherBatches } from "../core/gather-batches.ts";
+import { batchOrEachAlone, gatherBatches } from "../core/gather-batches.ts";
 import { versionlessSql } from "../core/ordering.ts";
 import type { AcceptInput, AcceptResult } from "../types.ts";
 import { auditAppendSql } from "./audit.ts";
@@ -236,21 +236,10 @@ export function acceptPostgres(
   const one = async (input: AcceptInput): Promise<AcceptResult> =>
     (await acceptBatchPostgres(pool, t, channel, [input], audit))[0] as AcceptResult;
   return gatherBatches<AcceptInput, AcceptResult>(
-    async (inputs) => {
-      if (inputs.length === 1) return [{ ok: true, value: await one(inputs[0] as AcceptInput) }];
-      try {
-        const results = await acceptBatchPostgres(pool, t, channel, inputs, audit);
-        return results.map((value) => ({ ok: true, value }));
-      } catch {
-        const settled = await Promise.allSettled(inputs.map(one));
-        return settled.map(
-          (s): BatchOutcome<AcceptResult> =>
-            s.status === "fulfilled"
-              ? { ok: true, value: s.value }
-              : { ok: false, error: s.reason },
-        );
-      }
-    },
+    batchOrEachAlone(async (inputs) => {
+      const results = await acceptBatchPostgres(pool, t, channel, inputs, audit);
+      return results.map((value) => ({ ok: true, value }));
+    }, one),
     { maxBatch, maxInFlight: 4 },
     (input, batch) =>
       !batch.some((other) => sameKey(input, other)) &&

@@ -5,6 +5,7 @@ import { type LeafJoinRow, leafRecordOf } from "../audit-rows.ts";
 import type { AuditStore, StoredTreeHead } from "../audit-types.ts";
 import { withRetry } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
+import { inlineSql } from "./simple-query.ts";
 
 /** A new event to append to the audit log: its id and the fields its leaf commits to. */
 export interface NewAuditLeaf {
@@ -14,8 +15,6 @@ export interface NewAuditLeaf {
 
 /** A leaf's encoding has its version byte, then its sequence number (8 bytes), then the rest. */
 const seqEnd = 9;
-const hex = (bytes: Uint8Array) => `decode('${Buffer.from(bytes).toString("hex")}', 'hex')`;
-const idLiteral = (id: string) => `'${id.replaceAll("'", "''")}'`;
 
 /**
  * The SQL that appends new events to the audit log, in the given order, as plain text (no
@@ -36,9 +35,11 @@ export function auditAppendSql(t: SchemaNames, leaves: readonly NewAuditLeaf[]):
   if (leaves.length === 0) return null;
   const encoded = leaves.map((leaf) => encodeLeaf(leafFieldsOf(0, leaf.event)));
   const prefix = Buffer.concat([LEAF_PREFIX, (encoded[0] as Buffer).subarray(0, 1)]);
-  return `SELECT ${t.hookinbox_audit_append}(
-    ARRAY[${leaves.map((l) => idLiteral(l.eventId)).join(",")}]::text[], ${hex(prefix)},
-    ARRAY[${encoded.map((e) => hex(e.subarray(seqEnd))).join(",")}]::bytea[])`;
+  return inlineSql(`SELECT ${t.hookinbox_audit_append}($1::text[], $2::bytea, $3::bytea[])`, [
+    leaves.map((l) => l.eventId),
+    prefix,
+    encoded.map((e) => e.subarray(seqEnd)),
+  ]);
 }
 
 interface HeadRow {

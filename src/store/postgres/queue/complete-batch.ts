@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { hookinboxError } from "../../../errors.ts";
-import { type BatchOutcome, gatherBatches } from "../../core/gather-batches.ts";
+import { batchOrEachAlone, gatherBatches } from "../../core/gather-batches.ts";
 import type { CompleteInput } from "../../queue-types.ts";
 import type { SchemaNames } from "../schema-names.ts";
 import { completeManyPostgres, completePostgres } from "./complete-delivery.ts";
@@ -8,12 +8,6 @@ import { endingKey } from "./end-attempt.ts";
 
 /** The most completions one batch ends (one statement's arrays). */
 const maxBatch = 200;
-
-const outcomeOf = (work: Promise<unknown>): Promise<BatchOutcome<undefined>> =>
-  work.then(
-    () => ({ ok: true, value: undefined }),
-    (error: unknown) => ({ ok: false, error }),
-  );
 
 /**
  * `completeDelivery` without handler SQL, batched: completions that arrive while the previous
@@ -32,22 +26,18 @@ export function completeBatchPostgres(
   pool: pg.Pool,
   t: SchemaNames,
 ): (input: CompleteInput) => Promise<undefined> {
-  const alone = (input: CompleteInput) => outcomeOf(completePostgres(pool, t, input, "done"));
+  const alone = async (input: CompleteInput): Promise<undefined> => {
+    await completePostgres(pool, t, input, "done");
+  };
   return gatherBatches<CompleteInput, undefined>(
-    async (inputs) => {
-      if (inputs.length === 1) return Promise.all(inputs.map(alone));
-      let ended: Set<string>;
-      try {
-        ended = await completeManyPostgres(pool, t, inputs, "done");
-      } catch {
-        return Promise.all(inputs.map(alone));
-      }
+    batchOrEachAlone<CompleteInput, undefined>(async (inputs) => {
+      const ended = await completeManyPostgres(pool, t, inputs, "done");
       return inputs.map((input) =>
         ended.has(endingKey(input))
           ? { ok: true, value: undefined }
           : { ok: false, error: hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId) },
       );
-    },
+    }, alone),
     { maxBatch, maxInFlight: 1 },
   );
 }
