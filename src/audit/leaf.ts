@@ -1,4 +1,6 @@
-import { createHash } from "node:crypto";
+import { sha256 } from "./sha256.ts";
+
+export { sha256 };
 
 /**
  * What one audit leaf commits to: an event as it was accepted. The leaf's bytes are
@@ -20,30 +22,6 @@ export interface LeafFields {
 /** Format version, the leaf's first byte: a later encoding gets a new one. */
 export const LEAF_VERSION = 1;
 
-function u32(n: number): Buffer {
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE(n);
-  return b;
-}
-
-function u64(n: number): Buffer {
-  const b = Buffer.alloc(8);
-  b.writeBigUInt64BE(BigInt(n));
-  return b;
-}
-
-function i64(n: number): Buffer {
-  const b = Buffer.alloc(8);
-  b.writeBigInt64BE(BigInt(n));
-  return b;
-}
-
-/** A string as a 4-byte big-endian byte length followed by its UTF-8 bytes. */
-function text(value: string): Buffer {
-  const bytes = Buffer.from(value, "utf8");
-  return Buffer.concat([u32(bytes.length), bytes]);
-}
-
 /**
  * The canonical bytes of stored headers (pairs in arrival order, names as sent): for each pair,
  * the name then the value, each as a 4-byte big-endian length and UTF-8 bytes. Nothing is
@@ -55,19 +33,24 @@ function text(value: string): Buffer {
  * ```
  */
 export function canonicalHeaders(headers: ReadonlyArray<readonly [string, string]>): Buffer {
-  return Buffer.concat(headers.flatMap(([name, value]) => [text(name), text(value)]));
+  let length = 0;
+  for (const [name, value] of headers) {
+    length += 8 + Buffer.byteLength(name, "utf8") + Buffer.byteLength(value, "utf8");
+  }
+  const out = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const [name, value] of headers) {
+    at = writeText(out, at, name);
+    at = writeText(out, at, value);
+  }
+  return out;
 }
 
-/**
- * SHA-256 of bytes.
- *
- * @example
- * ```ts
- * sha256(Buffer.from("{}")).length; // 32
- * ```
- */
-export function sha256(bytes: Uint8Array): Buffer {
-  return createHash("sha256").update(bytes).digest();
+/** Writes a 4-byte big-endian byte length and the UTF-8 bytes of `value`; returns the end. */
+function writeText(out: Buffer, at: number, value: string): number {
+  const written = out.write(value, at + 4, "utf8");
+  out.writeUInt32BE(written, at);
+  return at + 4 + written;
 }
 
 /**
@@ -89,18 +72,46 @@ export function sha256(bytes: Uint8Array): Buffer {
  * ```
  */
 export function encodeLeaf(fields: LeafFields): Buffer {
+  return encodeLeafAt(fields, 0);
+}
+
+/**
+ * RFC 6962's leaf hash of the fields, SHA-256(0x00 || {@link encodeLeaf}), hashed from one
+ * buffer: the same as `leafHash(encodeLeaf(fields))` with one allocation and one hash call.
+ *
+ * @example
+ * ```ts
+ * leafHashOf(leafFieldsOf(0, event)); // the hash stored in audit_leaves
+ * ```
+ */
+export function leafHashOf(fields: LeafFields): Buffer {
+  const prefixed = encodeLeafAt(fields, 1);
+  prefixed[0] = 0;
+  return sha256(prefixed);
+}
+
+/** The leaf's bytes written from `offset` on, in a buffer of `offset` more bytes. */
+function encodeLeafAt(fields: LeafFields, offset: number): Buffer {
   if (fields.bodySha256.length !== 32 || fields.headersSha256.length !== 32) {
     throw new RangeError("leaf digests must be 32 bytes");
   }
-  return Buffer.concat([
-    Buffer.from([LEAF_VERSION]),
-    u64(fields.seq),
-    text(fields.source),
-    text(fields.dedupKey),
-    i64(Math.floor(fields.receivedAt)),
-    Buffer.from(fields.bodySha256),
-    Buffer.from(fields.headersSha256),
-  ]);
+  const length =
+    1 +
+    8 +
+    8 +
+    Buffer.byteLength(fields.source, "utf8") +
+    Buffer.byteLength(fields.dedupKey, "utf8") +
+    8 +
+    64;
+  const out = Buffer.allocUnsafe(offset + length);
+  let at = out.writeUInt8(LEAF_VERSION, offset);
+  at = out.writeBigUInt64BE(BigInt(fields.seq), at);
+  at = writeText(out, at, fields.source);
+  at = writeText(out, at, fields.dedupKey);
+  at = out.writeBigInt64BE(BigInt(Math.floor(fields.receivedAt)), at);
+  out.set(fields.bodySha256, at);
+  out.set(fields.headersSha256, at + 32);
+  return out;
 }
 
 /** An event as stored: what the leaf is recomputed from. */
@@ -111,7 +122,7 @@ export interface StoredEventForLeaf {
   readonly body: Uint8Array;
   readonly headers: ReadonlyArray<readonly [string, string]>;
   /** For a purged event: the digests it had (body and headers are then empty). */
-  readonly purged?: { readonly bodySha256: Uint8Array; readonly headersSha256: Uint8Array } | null;
+  readonly purged?: PayloadDigests | null;
 }
 
 /**
@@ -132,7 +143,28 @@ export function leafFieldsOf(seq: number, event: StoredEventForLeaf): LeafFields
     source: event.source,
     dedupKey: event.dedupKey,
     receivedAt: event.receivedAt,
-    bodySha256: purged?.bodySha256 ?? sha256(event.body),
-    headersSha256: purged?.headersSha256 ?? sha256(canonicalHeaders(event.headers)),
+    ...(purged ?? payloadDigests(event.body, event.headers)),
   };
+}
+
+/** The two digests a leaf commits to in place of the payload. */
+export interface PayloadDigests {
+  readonly bodySha256: Uint8Array;
+  readonly headersSha256: Uint8Array;
+}
+
+/**
+ * SHA-256 of the raw body and of the {@link canonicalHeaders}: what a leaf keeps of the payload,
+ * so a leaf can be hashed without the bytes (and outlives a purge).
+ *
+ * @example
+ * ```ts
+ * const { bodySha256, headersSha256 } = payloadDigests(body, headers);
+ * ```
+ */
+export function payloadDigests(
+  body: Uint8Array,
+  headers: ReadonlyArray<readonly [string, string]>,
+): PayloadDigests {
+  return { bodySha256: sha256(body), headersSha256: sha256(canonicalHeaders(headers)) };
 }

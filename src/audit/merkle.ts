@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { sha256 } from "./sha256.ts";
 
 /**
  * Merkle tree hashing and proofs as in RFC 6962 / RFC 9162 §2.1: SHA-256, leaf hashes prefixed
@@ -29,7 +30,6 @@ export interface LeafRange {
  * ```
  */
 export const LEAF_PREFIX = Buffer.from([0]);
-const NODE_PREFIX = Buffer.from([1]);
 
 /** SHA-256 of nothing: the root of the empty tree. */
 export const EMPTY_ROOT: Buffer = createHash("sha256").digest();
@@ -43,7 +43,10 @@ export const EMPTY_ROOT: Buffer = createHash("sha256").digest();
  * ```
  */
 export function leafHash(data: Uint8Array): Buffer {
-  return createHash("sha256").update(LEAF_PREFIX).update(data).digest();
+  const prefixed = Buffer.allocUnsafe(1 + data.length);
+  prefixed[0] = 0;
+  prefixed.set(data, 1);
+  return sha256(prefixed);
 }
 
 /**
@@ -55,7 +58,11 @@ export function leafHash(data: Uint8Array): Buffer {
  * ```
  */
 export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
-  return createHash("sha256").update(NODE_PREFIX).update(left).update(right).digest();
+  const node = Buffer.allocUnsafe(1 + left.length + right.length);
+  node[0] = 1;
+  node.set(left, 1);
+  node.set(right, 1 + left.length);
+  return sha256(node);
 }
 
 /** Largest power of two strictly below n (n ≥ 2). */

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { type PayloadDigests, payloadDigests } from "../../audit/leaf.ts";
 import { ulid } from "../../ids.ts";
 import type { AcceptInput, AcceptResult } from "../types.ts";
 import { prepareAuditAppend } from "./audit.ts";
@@ -20,76 +21,133 @@ const insertReceiptSql = `
   VALUES (@id, @eventId, @source, @receivedAt, @duplicate, @remoteAddress, @size, @secretIndex)`;
 
 /**
+ * One accept as the writer stores it: everything that needs no database is worked out by
+ * {@link acceptRowOf} on the caller's thread (ids, the headers' JSON, the audit digests), so the
+ * SQLite writer, the one thread every accept waits for, only runs statements. Flat plain data:
+ * cheap to send to the writer thread, whose body it moves (transfers) rather than copies.
+ */
+export interface AcceptRow {
+  readonly eventId: string;
+  readonly receiptId: string;
+  readonly source: string;
+  readonly dedupKey: string;
+  readonly type: string | null;
+  readonly occurredAt: number | null;
+  readonly orderingKey: string | null;
+  readonly version: number | null;
+  /** Integer ms: columns are STRICT INTEGER, a fractional time would be refused. */
+  readonly receivedAt: number;
+  readonly body: Uint8Array;
+  readonly headersJson: string;
+  readonly remoteAddress: string | null;
+  readonly secretIndex: number | null;
+  readonly targets: readonly string[];
+  /** The leaf's payload digests; null when the audit log is off. */
+  readonly digests: PayloadDigests | null;
+}
+
+/**
+ * The row of one accept, made on the caller's thread (see {@link AcceptRow}). The ids are new
+ * even for what turns out to be a duplicate: only the INSERT decides, and a duplicate's ids are
+ * never stored.
+ *
+ * @example
+ * ```ts
+ * const row = acceptRowOf(input, true);
+ * await writer.run("accept", row);
+ * ```
+ */
+export function acceptRowOf(input: AcceptInput, audit: boolean): AcceptRow {
+  const { identity } = input;
+  const receivedAt = Math.floor(input.receivedAt);
+  return {
+    eventId: `evt_${ulid(receivedAt)}`,
+    receiptId: `rcp_${ulid(receivedAt)}`,
+    source: input.source,
+    dedupKey: identity.dedupKey,
+    type: identity.type,
+    occurredAt: identity.occurredAt === null ? null : Math.floor(identity.occurredAt),
+    orderingKey: identity.orderingKey,
+    version: identity.version,
+    receivedAt,
+    body: input.body,
+    headersJson: JSON.stringify(input.headers),
+    remoteAddress: input.remoteAddress,
+    secretIndex: input.secretIndex,
+    targets: input.targets ?? [],
+    digests: audit ? payloadDigests(input.body, input.headers) : null,
+  };
+}
+
+/**
  * Prepares the accept statements once and returns the operation that stores one receipt and,
  * unless (source, dedup key) already exists, its event. It must run inside a transaction (the
  * group commit's): the UNIQUE (source, dedup_key) constraint alone decides duplicates —
  * `INSERT … ON CONFLICT DO NOTHING RETURNING id` returns no row for a duplicate, and only then is
- * the existing id read (never check-then-insert). With `audit` on, a new event is appended to the
- * audit log in the same transaction (a duplicate appends nothing).
+ * the existing id read (never check-then-insert). A new event with digests (the audit log on) is
+ * appended to the audit log in the same transaction (a duplicate appends nothing).
  *
  * @example
  * ```ts
  * const accept = prepareAccept(db);
- * const result = groupCommit.submit(() => accept(input)); // { eventId, receiptId, duplicate }
+ * const result = groupCommit.submit(() => accept(acceptRowOf(input, true)));
  * ```
  */
-export function prepareAccept(
-  db: Database.Database,
-  audit = true,
-): (input: AcceptInput) => AcceptResult {
+export function prepareAccept(db: Database.Database): (row: AcceptRow) => AcceptResult {
   const insertEvent = db.prepare<[EventRow], { id: string }>(insertEventSql);
   const existingEvent = db.prepare<[string, string], { id: string }>(existingEventSql);
   const insertReceipt = db.prepare<[ReceiptRow]>(insertReceiptSql);
   const createDelivery = prepareCreateDeliveries(db);
-  const appendToLog = audit ? prepareAuditAppend(db) : null;
+  const appendToLog = prepareAuditAppend(db);
 
-  return (input) => {
-    const { identity } = input;
-    // Columns are STRICT INTEGER ms; a fractional time (seconds × 1000) would be refused.
-    const receivedAt = Math.floor(input.receivedAt);
-    const targets = input.targets ?? [];
+  return (row) => {
+    const { receivedAt, targets } = row;
     const inserted = insertEvent.get({
-      id: `evt_${ulid(receivedAt)}`,
-      source: input.source,
-      dedupKey: identity.dedupKey,
-      type: identity.type,
-      occurredAt: identity.occurredAt === null ? null : Math.floor(identity.occurredAt),
-      orderingKey: identity.orderingKey,
-      version: identity.version,
+      id: row.eventId,
+      source: row.source,
+      dedupKey: row.dedupKey,
+      type: row.type,
+      occurredAt: row.occurredAt,
+      orderingKey: row.orderingKey,
+      version: row.version,
       status: targets.length > 0 ? "pending" : "ignored",
       receivedAt,
-      body: toBuffer(input.body),
-      headers: JSON.stringify(input.headers),
-      secretIndex: input.secretIndex,
+      body: toBuffer(row.body),
+      headers: row.headersJson,
+      secretIndex: row.secretIndex,
     });
     const duplicate = inserted === undefined;
-    const eventId = inserted?.id ?? existingEvent.get(input.source, identity.dedupKey)?.id;
+    const eventId = inserted?.id ?? existingEvent.get(row.source, row.dedupKey)?.id;
     if (eventId === undefined) {
       // Cannot happen inside one transaction: the conflicting row is visible to us.
       throw new Error("accept: conflicting event row not found");
     }
     // Only a new event gets deliveries and a leaf: a duplicate never runs anything twice.
     if (!duplicate) {
-      appendToLog?.(eventId, { ...input, dedupKey: identity.dedupKey, receivedAt });
+      if (row.digests) appendToLog(eventId, row, row.digests);
       for (const target of targets) {
         createDelivery(
-          { eventId, target, orderingKey: identity.orderingKey, version: identity.version },
+          { eventId, target, orderingKey: row.orderingKey, version: row.version },
           receivedAt,
         );
       }
     }
-    const receiptId = `rcp_${ulid(receivedAt)}`;
     insertReceipt.run({
-      id: receiptId,
+      id: row.receiptId,
       eventId,
-      source: input.source,
+      source: row.source,
       receivedAt,
       duplicate: duplicate ? 1 : 0,
-      remoteAddress: input.remoteAddress,
-      size: input.body.byteLength,
-      secretIndex: input.secretIndex,
+      remoteAddress: row.remoteAddress,
+      size: row.body.byteLength,
+      secretIndex: row.secretIndex,
     });
-    return { eventId, receiptId, duplicate, deliveries: duplicate ? 0 : targets.length };
+    return {
+      eventId,
+      receiptId: row.receiptId,
+      duplicate,
+      deliveries: duplicate ? 0 : targets.length,
+    };
   };
 }
 

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { appendToRange, decodeRange, encodeRange } from "../../audit/compact-range.ts";
-import { encodeLeaf, leafFieldsOf, type StoredEventForLeaf } from "../../audit/leaf.ts";
-import { leafHash, type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
+import { leafHashOf, type PayloadDigests } from "../../audit/leaf.ts";
+import { type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
 import { type LeafJoinRow, leafRecordOf } from "../audit-rows.ts";
 import type { AuditLeafRecord, AuditTree, StoredTreeHead } from "../audit-types.ts";
 
@@ -9,27 +9,38 @@ import type { AuditLeafRecord, AuditTree, StoredTreeHead } from "../audit-types.
  * Prepares the append of one event to the audit log. Runs inside the accept's transaction (the
  * group commit's), so the leaf commits with its event or not at all; SQLite's one writer orders
  * appends. Reads and rewrites the one tree row, inserts the leaf and the subtrees it closes: no
- * scan, no node read.
+ * scan, no node read. The payload's digests come with the event (made on the caller's thread),
+ * so the writer hashes only the ~100-byte leaf and the subtrees it closes.
  *
  * @example
  * ```ts
  * const append = prepareAuditAppend(db);
- * append(eventId, { source, dedupKey, receivedAt, body, headers });
+ * append(eventId, { source, dedupKey, receivedAt }, payloadDigests(body, headers));
  * ```
  */
 export function prepareAuditAppend(
   db: Database.Database,
-): (eventId: string, event: StoredEventForLeaf) => void {
+): (
+  eventId: string,
+  event: { readonly source: string; readonly dedupKey: string; readonly receivedAt: number },
+  digests: PayloadDigests,
+) => void {
   const tree = db.prepare<[], { size: number; frontier: Buffer }>(
     "SELECT size, frontier FROM audit_tree WHERE id = 1",
   );
   const insertLeaf = db.prepare("INSERT INTO audit_leaves (seq, event_id, hash) VALUES (?, ?, ?)");
   const insertNode = db.prepare("INSERT INTO audit_nodes (level, idx, hash) VALUES (?, ?, ?)");
   const updateTree = db.prepare("UPDATE audit_tree SET size = ?, frontier = ? WHERE id = 1");
-  return (eventId, event) => {
+  return (eventId, event, digests) => {
     const row = tree.get();
     if (!row) throw new Error("audit_tree row is missing");
-    const hash = leafHash(encodeLeaf(leafFieldsOf(row.size, event)));
+    const hash = leafHashOf({
+      seq: row.size,
+      source: event.source,
+      dedupKey: event.dedupKey,
+      receivedAt: event.receivedAt,
+      ...digests,
+    });
     const { range, closed } = appendToRange(decodeRange(row.size, row.frontier), hash);
     insertLeaf.run(row.size, eventId, hash);
     for (const node of closed) insertNode.run(node.level, node.index, node.hash);

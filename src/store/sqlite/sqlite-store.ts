@@ -13,6 +13,7 @@ import type {
   RejectionInput,
   Store,
 } from "../types.ts";
+import { acceptRowOf } from "./accept.ts";
 import { prepareAlertOutbox } from "./alert-outbox.ts";
 import { prepareAuditReads } from "./audit.ts";
 import { prepareDashboardReads } from "./dashboard-reads.ts";
@@ -154,14 +155,12 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
           ...(options.onCommit === undefined ? {} : { onCommit: options.onCommit }),
         }),
         now,
-        options.audit ?? true,
       );
   const writerReady: Promise<SqliteWriter> = writer
     ? Promise.resolve(writer)
     : startThreadWriter({
         path: options.path,
         busyTimeoutMs,
-        audit: options.audit ?? true,
         ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
       });
   writerReady.catch(() => undefined);
@@ -171,6 +170,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   // `released` is set only once that work has settled and the connections are being released.
   const life = storeLifecycle();
   let released = false;
+  const audit = options.audit ?? true;
   let accepted = 0;
   let duplicates = 0;
   let rejections = 0;
@@ -282,7 +282,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
 
     async accept(input: AcceptInput): Promise<AcceptResult> {
-      const result = await write("accept", input);
+      const result = await write("accept", acceptRowOf(input, audit));
       accepted += 1;
       if (result.duplicate) duplicates += 1;
       return result;

@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import { type ErrorCode, errorCodes, HookinboxError, hookinboxError } from "../../errors.ts";
 import type { TransactionClient } from "../queue-types.ts";
-import type { AcceptInput } from "../types.ts";
+import type { AcceptRow } from "./accept.ts";
 import type { SqliteWriter } from "./writer.ts";
 import type { WireError } from "./writer-thread-main.ts";
 
@@ -24,11 +24,11 @@ interface Replies {
  * deserialise); one copy of the body's own bytes and a transfer cost less (issue 15). The
  * caller's bytes stay untouched: the request may still read them.
  */
-function ownBody(input: AcceptInput, transfer: ArrayBuffer[]): AcceptInput {
-  const body = new Uint8Array(input.body.byteLength);
-  body.set(input.body);
+function ownBody(row: AcceptRow, transfer: ArrayBuffer[]): AcceptRow {
+  const body = new Uint8Array(row.body.byteLength);
+  body.set(row.body);
   transfer.push(body.buffer);
-  return { ...input, body };
+  return { ...row, body };
 }
 
 function unwire(error: WireError): Error {
@@ -60,7 +60,6 @@ export async function startThreadWriter(options: {
   path: string;
   busyTimeoutMs: number;
   maxBatch?: number;
-  audit?: boolean;
 }): Promise<SqliteWriter> {
   const worker = new Worker(new URL(writerThreadEntry, import.meta.url), {
     workerData: options,
@@ -135,7 +134,7 @@ export async function startThreadWriter(options: {
       batch.push({
         id,
         op,
-        args: op === "accept" ? [ownBody(args[0] as AcceptInput, transfer)] : args,
+        args: op === "accept" ? [ownBody(args[0] as AcceptRow, transfer)] : args,
       });
     });
   };

@@ -32,8 +32,8 @@ import { prepareRetentionStep } from "./retention-step.ts";
  * group.submit(() => ops.accept(input));
  * ```
  */
-export function prepareWriteOps(db: Database.Database, now: () => number, audit = true) {
-  const accept = prepareAccept(db, audit);
+export function prepareWriteOps(db: Database.Database, now: () => number) {
+  const accept = prepareAccept(db);
   const saveTreeHead = prepareSaveTreeHead(db);
   const purgePayloads = prepareSqlitePurge(db);
   const retentionStep = prepareRetentionStep(db);

@@ -32,7 +32,6 @@ const options = workerData as {
   path: string;
   busyTimeoutMs: number;
   maxBatch?: number;
-  audit?: boolean;
 };
 const db = openConnection(options.path, options.busyTimeoutMs);
 const group = new GroupCommit(
@@ -91,7 +90,7 @@ port.on("message", (message: ToWriter) => {
     case "migrate":
       settle(message.id, () => {
         const report = migrateSqlite(db);
-        ops = prepareWriteOps(db, Date.now, options.audit ?? true);
+        ops = prepareWriteOps(db, Date.now);
         return report;
       });
       return;

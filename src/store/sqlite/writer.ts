@@ -34,12 +34,11 @@ export function inlineWriter(
   db: Database.Database,
   group: GroupCommit,
   now: () => number,
-  audit = true,
 ): SqliteWriter {
   let ops: WriteOps | undefined;
   const prepared = () => {
     try {
-      ops ??= prepareWriteOps(db, now, audit);
+      ops ??= prepareWriteOps(db, now);
     } catch (error) {
       throw storeUnavailable(
         error,
