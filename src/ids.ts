@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 
 const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"; // Crockford base32, as in ULID
 
@@ -40,6 +40,21 @@ function encodeRandom(bytes: Uint8Array): string {
   return out;
 }
 
+// Random bytes are drawn 1,000 at a time: `randomBytes(10)` for each new millisecond was a
+// native call per accept or two on the ingest path.
+const pool = new Uint8Array(1000);
+let poolAt = pool.length;
+
+/** 10 fresh random bytes (a copy: ids keep them while the pool is refilled). */
+function freshRandom(): Uint8Array {
+  if (poolAt + 10 > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  poolAt += 10;
+  return pool.slice(poolAt - 10, poolAt);
+}
+
 function incrementRandom(bytes: Uint8Array): Uint8Array {
   const next = Uint8Array.from(bytes);
   for (let i = next.length - 1; i >= 0; i--) {
@@ -71,7 +86,7 @@ export function ulid(now: number = Date.now()): string {
     return encodeTime(lastTime) + encodeRandom(lastRandom);
   }
   lastTime = now;
-  lastRandom = new Uint8Array(randomBytes(10));
+  lastRandom = freshRandom();
   return encodeTime(now) + encodeRandom(lastRandom);
 }
 
