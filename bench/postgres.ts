@@ -59,7 +59,11 @@ import {
   latencyTable,
   writeDocs,
 } from "./postgres/report.ts";
-import { startHookinboxPostgres } from "./postgres/servers.ts";
+import {
+  STUB_SCHEMA,
+  startDurableStubPostgres,
+  startHookinboxPostgres,
+} from "./postgres/servers.ts";
 import { verifyPostgres } from "./postgres/verify.ts";
 
 const EVENTS = 20_000;
@@ -113,22 +117,27 @@ async function quiet(label: string): Promise<number> {
   return background;
 }
 
-/** CPU of `pid`, PostgreSQL and everyone else over a window; `clientCpuS`: the load generator's. */
-function cpuSplitWindow(pid: number, database: string) {
-  const machine = cpuWindow(pid);
+/**
+ * CPU of the processes under test (`pids`, summed), PostgreSQL and everyone else over a window;
+ * `clientCpuS`: the load generators'.
+ */
+function cpuSplitWindow(pids: readonly number[], database: string) {
+  const machines = pids.map((pid) => cpuWindow(pid));
   const processes = processCpuWindow(database);
   return (clientCpuS = 0): CpuSplit => {
-    const m = machine();
+    const [m, ...more] = machines.map((machine) => machine());
+    const mainPct = more.reduce((sum, w) => sum + w.serverPct, m!.serverPct);
     const p = processes();
-    const clientPct = (100 * clientCpuS) / m.seconds;
+    const clientPct = (100 * clientCpuS) / m!.seconds;
     const pgPct = p.pgOursPct + p.pgAuxPct;
     const othersPct = p.foreignPct + p.pgOtherDbPct;
     return {
-      mainPct: m.serverPct,
+      mainPct,
       pgPct,
       clientPct,
       othersPct,
-      restPct: Math.max(0, m.machinePct - m.serverPct - pgPct - clientPct - othersPct),
+      restPct: Math.max(0, m!.machinePct - mainPct - pgPct - clientPct - othersPct),
+      seconds: m!.seconds,
     };
   };
 }
@@ -146,25 +155,35 @@ const logLoad = (name: string, label: string, r: LoadResult) =>
 
 let ceilingRps = 40_000;
 
+/** `count` pre-signed requests with unique ids (tag + phase) in `dir/<phase>.requests`. */
+function signedSlice(dir: string, tag: string, phase: string, count: number): string {
+  const file = join(dir, `${phase}.requests`);
+  writeSignedSlice(file, phaseIds(`${tag}_${phase}`, Math.ceil(count), false));
+  return file;
+}
+
 async function ingest(
   name: string,
-  kind: "bare" | "hookinbox",
+  kind: IngestResult["kind"],
   profile = false,
   extra: Record<string, unknown> = {},
 ): Promise<IngestResult> {
   const background = await quiet(`ingest, ${name}`);
   const dir = join(work, `ingest-${kind}`);
   mkdirSync(dir, { recursive: true });
-  const db = kind === "hookinbox" ? await freshDatabase("ingest") : "";
-  const slice = (phase: string, count: number) => {
-    const file = join(dir, `${phase}.requests`);
-    writeSignedSlice(file, phaseIds(`${kind}_${phase}`, Math.ceil(count), false));
-    return file;
-  };
+  const db = kind === "bare" ? "" : await freshDatabase(`ingest_${kind}`);
+  const slice = (phase: string, count: number) => signedSlice(dir, kind, phase, count);
   const server: ServerUnderTest =
     kind === "bare"
       ? await startBare()
-      : await startHookinboxPostgres(dir, databaseUrl(db, { schema: "hookinbox" }), profile, extra);
+      : kind === "stub"
+        ? await startDurableStubPostgres(databaseUrl(db))
+        : await startHookinboxPostgres(
+            dir,
+            databaseUrl(db, { schema: "hookinbox" }),
+            profile,
+            extra,
+          );
   try {
     const warm = await saturate(
       generator,
@@ -175,7 +194,7 @@ async function ingest(
     logLoad(name, "warm-up", warm);
     const afterWarmupMb = server.memory.nowMb();
     const satFile = slice("saturation", Math.min(ceilingRps * 1.1, warm.rps * 2.5) * SATURATION_S);
-    const cpu = cpuSplitWindow(server.pid, db || "-none-");
+    const cpu = cpuSplitWindow([server.pid], db || "-none-");
     const sat = await saturate(generator, server.target, satFile, SATURATION_S);
     const satCpu = cpu(sat.clientCpuS);
     logLoad(name, "saturation", sat);
@@ -204,11 +223,11 @@ async function ingest(
       peakMb: server.memory.peakMb(),
     };
     const loads = profile ? [warm, sat] : [warm, sat, fixed];
-    const store =
-      kind === "hookinbox" ? await verifyPostgres(databaseUrl(db), "hookinbox", loads) : null;
+    const schema = kind === "stub" ? STUB_SCHEMA : "hookinbox";
+    const store = db ? await verifyPostgres(databaseUrl(db), schema, loads) : null;
     if (store)
       console.log(`  ${name} · store: ${store.pass ? "OK" : "MISMATCH"}: ${store.summary}`);
-    return { name, background, warm, sat, satCpu, fixed, rss, store };
+    return { name, kind, background, warm, sat, satCpu, fixed, rss, store };
   } catch (error) {
     await server.stop();
     throw error;
@@ -274,14 +293,21 @@ async function burnDown(
   function onMessage(message: unknown) {
     const m = message as { phase?: string };
     if (m.phase === "start") {
-      window = cpuSplitWindow(child.process.pid!, db);
+      window = cpuSplitWindow([child.process.pid!], db);
       hooks.onStart?.(db);
     }
     if (m.phase === "end" && window) cpu = window();
   }
   try {
     const r = (await child.result) as ChildBurn;
-    const split = cpu ?? { mainPct: 0, pgPct: 0, clientPct: 0, othersPct: 0, restPct: 0 };
+    const split = cpu ?? {
+      mainPct: 0,
+      pgPct: 0,
+      clientPct: 0,
+      othersPct: 0,
+      restPct: 0,
+      seconds: 0,
+    };
     const check =
       `${r.pass ? "OK" : "FAILED"}: ${r.done} done` +
       (r.attempts !== undefined
@@ -441,43 +467,41 @@ async function profileRun(): Promise<void> {
 async function main(): Promise<void> {
   const started = performance.now();
   if (args.has("--profile")) return profileRun();
-  const ingests = [
-    await ingest("bare node:http", "bare"),
-    await ingest("hookinbox (PostgreSQL)", "hookinbox"),
-    await ingest("hookinbox (PostgreSQL), audit log off", "hookinbox", false, {
-      audit: { enabled: false },
-    }),
-  ];
-  const [, auditOn, auditOff] = ingests;
-  if (auditOn && auditOff) {
+  // --ingest-only: the ingest table alone.
+  const only = args.has("--ingest-only");
+  const ingests: IngestResult[] = [];
+  {
+    ingests.push(
+      await ingest("bare node:http", "bare"),
+      await ingest("durable stub (PostgreSQL, least a durable gateway does)", "stub"),
+      await ingest("hookinbox (PostgreSQL)", "hookinbox"),
+      await ingest("hookinbox (PostgreSQL), audit log off", "hookinbox", false, {
+        audit: { enabled: false },
+      }),
+    );
+    const [, , auditOn, auditOff] = ingests;
     console.log(
-      `audit log on/off at saturation: ${(auditOn.sat.rps / auditOff.sat.rps).toFixed(2)}× (issue 13's goal ≥ 0.9)`,
+      `audit log on/off at saturation: ${(auditOn!.sat.rps / auditOff!.sat.rps).toFixed(2)}× (issue 13's goal ≥ 0.9)`,
     );
   }
   const burns: BurnResult[] = [];
-  // --ingest-only: the three ingest scenarios above, without burn-downs and latencies.
-  for (const keys of args.has("--ingest-only") ? [] : [0, KEYS]) {
+  for (const keys of only ? [] : [0, KEYS]) {
     burns.push(await burnDown("hookinbox", "hookinbox", keys));
     burns.push(await burnDown("graphile-worker", "default", keys));
     burns.push(await burnDown("graphile-worker", "fast", keys));
   }
-  const latencies = args.has("--ingest-only")
+  const latencies = only
     ? []
     : [await latency("hookinbox"), await latency("default"), await latency("fast")];
+  const section = (title: string, ran: boolean, table: () => string[]) =>
+    ran ? ["", `${title}:`, "", ...table()] : [];
   const lines = [
     ...facts.map((l) => `- ${l}`),
-    "",
-    "Ingest:",
-    "",
-    ...ingestTable(ingests, FIXED_RATE),
-    "",
-    "Burn-down:",
-    "",
-    ...burnTable(burns),
-    "",
-    "Enqueue → start:",
-    "",
-    ...latencyTable(latencies, LATENCY_EVENTS),
+    ...section("Ingest", ingests.length > 0, () => ingestTable(ingests, FIXED_RATE)),
+    ...section("Burn-down", burns.length > 0, () => burnTable(burns)),
+    ...section("Enqueue → start", latencies.length > 0, () =>
+      latencyTable(latencies, LATENCY_EVENTS),
+    ),
   ];
   console.log(
     `\n${lines.join("\n")}\n\nwhole run: ${((performance.now() - started) / 1000).toFixed(0)} s`,
@@ -488,7 +512,7 @@ async function main(): Promise<void> {
     burns.some((b) => !b.pass) ||
     latencies.some((l) => !l.pass);
   if (failed) process.exitCode = 1;
-  if (args.has("--write-docs") && !args.has("--ingest-only")) {
+  if (args.has("--write-docs") && !only) {
     const disturbed =
       [
         ...ingests.map((r) => r.background),
