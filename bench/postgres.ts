@@ -27,7 +27,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { type LoadResult, paced, saturate } from "./ingest/clients.ts";
+import { CONNECTIONS, type LoadResult, paced, saturate } from "./ingest/clients.ts";
 import { printProfileTop } from "./ingest/profile-top.ts";
 import { machineFacts } from "./ingest/report.ts";
 import { phaseIds, writeSignedSlice } from "./ingest/requests.ts";
@@ -57,6 +57,9 @@ import {
   ingestTable,
   type LatencyRow,
   latencyTable,
+  type ScaleResult,
+  scaleTable,
+  usPer,
   writeDocs,
 } from "./postgres/report.ts";
 import {
@@ -75,6 +78,8 @@ const SATURATION_S = 6;
 // 1,000 req/s is ~⅓ of its capacity: the latency of the unloaded path, not of a queue.
 const FIXED_RATE = 1_000;
 const FIXED_S = 3;
+// Scale-out: this many `hookinbox start` processes on one database, the ingest load spread over them.
+const SCALE_OUT = [1, 2, 4];
 const LATENCY_WARMUP = 50;
 const LATENCY_EVENTS = 1_000;
 const QUIET = 15; // % of a core: "the machine is idle enough"
@@ -233,6 +238,71 @@ async function ingest(
     throw error;
   } finally {
     if (db) await dropFresh(db);
+  }
+}
+
+/**
+ * Scale-out: `gateways` `hookinbox start` processes on one fresh database, each on its own port,
+ * each loaded by its own wrk -t1 with 50 / gateways connections (so the total load is the ingest
+ * scenario's) and its own slice of unique pre-signed requests, all started together: warm-up,
+ * then saturation, whose CPU is split between the gateways (together), PostgreSQL, the wrks and
+ * the rest. Afterwards every id any wrk got a 2xx for must be in the database.
+ */
+async function scaleOut(gateways: number): Promise<ScaleResult> {
+  const label = `scale-out, ${gateways} hookinbox gateway${gateways > 1 ? "s" : ""}`;
+  const background = await quiet(label);
+  const db = await freshDatabase(`scale_${gateways}`);
+  const connections = Math.ceil(CONNECTIONS / gateways);
+  const servers: ServerUnderTest[] = [];
+  try {
+    // One after another: the first applies the migrations, the others find them applied.
+    for (let g = 0; g < gateways; g++) {
+      const dir = join(work, `scale-${gateways}-${g}`);
+      mkdirSync(dir, { recursive: true });
+      servers.push(await startHookinboxPostgres(dir, databaseUrl(db, { schema: "hookinbox" })));
+    }
+    const all = (phase: string, seconds: number, total: number) => {
+      const slices = servers.map((_, g) =>
+        signedSlice(
+          join(work, `scale-${gateways}-${g}`),
+          `scale${gateways}_${g}`,
+          phase,
+          total / gateways,
+        ),
+      );
+      return Promise.all(
+        servers.map((server, g) =>
+          saturate(generator, server.target, slices[g]!, seconds, connections),
+        ),
+      );
+    };
+    const warm = await all("warmup", WARMUP_S, ceilingRps * WARMUP_S * 1.2);
+    // Per gateway: what all of them did in the warm-up (× 2.5, as ingest sizes it), with room
+    // for one gateway's wrk getting more than its share, so no slice runs out.
+    const warmRps = warm.reduce((n, l) => n + l.rps, 0);
+    const total = Math.min(ceilingRps * 1.1, Math.max(warmRps * 2.5, 5_000)) * SATURATION_S * 2;
+    const window = cpuSplitWindow(
+      servers.map((server) => server.pid),
+      db,
+    );
+    const sat = await all("saturation", SATURATION_S, total);
+    const cpu = window(sat.reduce((n, l) => n + l.clientCpuS, 0));
+    for (const [g, l] of sat.entries()) logLoad(label, `saturation, gateway ${g + 1}`, l);
+    const rps = sat.reduce((n, l) => n + l.rps, 0);
+    const ok = sat.reduce((n, l) => n + l.ok, 0);
+    console.log(
+      `  ${label} · ${Math.round(rps)} req/s in all; CPU (% of a core): gateways ${cpu.mainPct.toFixed(0)}, ` +
+        `PostgreSQL ${cpu.pgPct.toFixed(0)}, load generators ${cpu.clientPct.toFixed(0)}, others ${cpu.othersPct.toFixed(0)}, ` +
+        `rest ${cpu.restPct.toFixed(0)}; per 2xx: PostgreSQL ${usPer(cpu.pgPct, cpu, ok).toFixed(0)} µs, ` +
+        `gateways ${usPer(cpu.mainPct, cpu, ok).toFixed(0)} µs${disturbed(cpu)}`,
+    );
+    await Promise.all(servers.splice(0).map((server) => server.stop()));
+    const store = await verifyPostgres(databaseUrl(db), "hookinbox", [...warm, ...sat]);
+    console.log(`  ${label} · store: ${store.pass ? "OK" : "MISMATCH"}: ${store.summary}`);
+    return { gateways, connections, background, sat, cpu, store };
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+    await dropFresh(db);
   }
 }
 
@@ -467,10 +537,10 @@ async function profileRun(): Promise<void> {
 async function main(): Promise<void> {
   const started = performance.now();
   if (args.has("--profile")) return profileRun();
-  // --ingest-only: the ingest table alone.
-  const only = args.has("--ingest-only");
+  // --ingest-only: the ingest table alone; --scale-out: the scale-out table alone; both: both.
+  const only = args.has("--ingest-only") || args.has("--scale-out");
   const ingests: IngestResult[] = [];
-  {
+  if (!only || args.has("--ingest-only")) {
     ingests.push(
       await ingest("bare node:http", "bare"),
       await ingest("durable stub (PostgreSQL, least a durable gateway does)", "stub"),
@@ -484,6 +554,9 @@ async function main(): Promise<void> {
       `audit log on/off at saturation: ${(auditOn!.sat.rps / auditOff!.sat.rps).toFixed(2)}× (issue 13's goal ≥ 0.9)`,
     );
   }
+  const scales: ScaleResult[] = [];
+  if (!only || args.has("--scale-out"))
+    for (const gateways of SCALE_OUT) scales.push(await scaleOut(gateways));
   const burns: BurnResult[] = [];
   for (const keys of only ? [] : [0, KEYS]) {
     burns.push(await burnDown("hookinbox", "hookinbox", keys));
@@ -498,6 +571,11 @@ async function main(): Promise<void> {
   const lines = [
     ...facts.map((l) => `- ${l}`),
     ...section("Ingest", ingests.length > 0, () => ingestTable(ingests, FIXED_RATE)),
+    ...section(
+      `Ingest scale-out (${SCALE_OUT.join(", ")} gateways, one database; wrk warm-up ${WARMUP_S} s, saturation ${SATURATION_S} s)`,
+      scales.length > 0,
+      () => scaleTable(scales),
+    ),
     ...section("Burn-down", burns.length > 0, () => burnTable(burns)),
     ...section("Enqueue → start", latencies.length > 0, () =>
       latencyTable(latencies, LATENCY_EVENTS),
@@ -509,6 +587,7 @@ async function main(): Promise<void> {
   const failed =
     ingests.some((r) => r.store && !r.store.pass) ||
     ingests.some((r) => [r.warm, r.sat, r.fixed].some((l) => l.non2xx > 0)) ||
+    scales.some((r) => !r.store.pass || r.sat.some((l) => l.non2xx > 0)) ||
     burns.some((b) => !b.pass) ||
     latencies.some((l) => !l.pass);
   if (failed) process.exitCode = 1;
@@ -516,10 +595,12 @@ async function main(): Promise<void> {
     const disturbed =
       [
         ...ingests.map((r) => r.background),
+        ...scales.map((r) => r.background),
         ...burns.map((b) => b.background),
         ...latencies.map((l) => l.background),
       ].some((b) => b > 25) ||
       ingests.some((r) => r.satCpu.othersPct > OTHERS_LIMIT) ||
+      scales.some((r) => r.cpu.othersPct > OTHERS_LIMIT) ||
       burns.some((b) => b.cpu.othersPct > OTHERS_LIMIT);
     if (disturbed)
       console.log("docs/BENCHMARKS.md NOT updated: other processes were using the CPU");
