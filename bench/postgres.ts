@@ -1,14 +1,19 @@
-// npm run bench:postgres [-- --write-docs] [-- --profile] [-- --ingest-only]
+// npm run bench:postgres [-- --write-docs] [-- --profile] [-- --ingest-only] [-- --scale-out]
 //
 // hookinbox on PostgreSQL against its baselines, in one run, on the same PostgreSQL server
 // (DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres). Every scenario gets a fresh
 // database, created here and dropped afterwards; the server's settings are read with SHOW and
 // printed, never changed. Every measured side is its own process.
 //
-// 1. Ingest: bare node:http vs `hookinbox start`, with the audit log on (the default) and off (store = the fresh database, ?schema=hookinbox),
-//    the bench:ingest harness: pre-signed Stripe ~2 KB requests with unique ids, wrk -t1 -c50
-//    (warm-up, then saturation), then bench/ingest/paced-client.ts at a fixed rate; afterwards the
-//    database must hold exactly the unique ids that got a 2xx (up to those in flight at stop).
+// 1. Ingest: bare node:http, the PostgreSQL durable stub (postgres/durable-stub.ts: the least a
+//    durable PostgreSQL gateway can do) and `hookinbox start` with the audit log on (the default)
+//    and off (store = the fresh database, ?schema=hookinbox), through the bench:ingest harness:
+//    pre-signed Stripe ~2 KB requests with unique ids, wrk -t1 -c50 (warm-up, then saturation),
+//    then bench/ingest/paced-client.ts at a fixed rate; afterwards the database must hold exactly
+//    the unique ids that got a 2xx (up to those in flight at stop), for the stub too.
+//    Scale-out: 1, 2 and 4 `hookinbox start` processes on one database, one wrk -t1 per gateway
+//    (50 / n connections each, its own slice), warm-up then saturation; PostgreSQL's CPU per
+//    accepted event, the gateways', and the same store check.
 // 2. Burn-down of 20,000 no-op events (hookinbox-burndown.ts: store.accept preload, then
 //    inbox.startWorker({ concurrency: 10 })) vs 20,000 no-op jobs through graphile-worker 0.18
 //    (graphile-burndown.ts, concurrency 10) in its default mode and its documented fast mode;
@@ -23,6 +28,8 @@
 // --profile: instead of the above, one hookinbox burn-down (keys on) with the V8 CPU profiler in
 // the worker process and PostgreSQL's per-function timing (track_functions on that database only),
 // EXPLAIN ANALYZE of the claim's inner queries mid-run, then the gateway under --cpu-prof.
+// --ingest-only: only the ingest table; --scale-out: only the scale-out table; both: both.
+// --write-docs writes only after a whole run.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
