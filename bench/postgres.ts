@@ -1,14 +1,19 @@
-// npm run bench:postgres [-- --write-docs] [-- --profile] [-- --ingest-only]
+// npm run bench:postgres [-- --write-docs] [-- --profile] [-- --ingest-only] [-- --scale-out]
 //
 // hookinbox on PostgreSQL against its baselines, in one run, on the same PostgreSQL server
 // (DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres). Every scenario gets a fresh
 // database, created here and dropped afterwards; the server's settings are read with SHOW and
 // printed, never changed. Every measured side is its own process.
 //
-// 1. Ingest: bare node:http vs `hookinbox start`, with the audit log on (the default) and off (store = the fresh database, ?schema=hookinbox),
-//    the bench:ingest harness: pre-signed Stripe ~2 KB requests with unique ids, wrk -t1 -c50
-//    (warm-up, then saturation), then bench/ingest/paced-client.ts at a fixed rate; afterwards the
-//    database must hold exactly the unique ids that got a 2xx (up to those in flight at stop).
+// 1. Ingest: bare node:http, the PostgreSQL durable stub (postgres/durable-stub.ts: the least a
+//    durable PostgreSQL gateway can do) and `hookinbox start` with the audit log on (the default)
+//    and off (store = the fresh database, ?schema=hookinbox), through the bench:ingest harness:
+//    pre-signed Stripe ~2 KB requests with unique ids, wrk -t1 -c50 (warm-up, then saturation),
+//    then bench/ingest/paced-client.ts at a fixed rate; afterwards the database must hold exactly
+//    the unique ids that got a 2xx (up to those in flight at stop), for the stub too.
+//    Scale-out: 1, 2 and 4 `hookinbox start` processes on one database, one wrk -t1 per gateway
+//    (50 / n connections each, its own slice), warm-up then saturation; PostgreSQL's CPU per
+//    accepted event, the gateways', and the same store check.
 // 2. Burn-down of 20,000 no-op events (hookinbox-burndown.ts: store.accept preload, then
 //    inbox.startWorker({ concurrency: 10 })) vs 20,000 no-op jobs through graphile-worker 0.18
 //    (graphile-burndown.ts, concurrency 10) in its default mode and its documented fast mode;
@@ -23,11 +28,13 @@
 // --profile: instead of the above, one hookinbox burn-down (keys on) with the V8 CPU profiler in
 // the worker process and PostgreSQL's per-function timing (track_functions on that database only),
 // EXPLAIN ANALYZE of the claim's inner queries mid-run, then the gateway under --cpu-prof.
+// --ingest-only: only the ingest table; --scale-out: only the scale-out table; both: both.
+// --write-docs writes only after a whole run.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { type LoadResult, paced, saturate } from "./ingest/clients.ts";
+import { CONNECTIONS, type LoadResult, paced, saturate } from "./ingest/clients.ts";
 import { printProfileTop } from "./ingest/profile-top.ts";
 import { machineFacts } from "./ingest/report.ts";
 import { phaseIds, writeSignedSlice } from "./ingest/requests.ts";
@@ -57,9 +64,16 @@ import {
   ingestTable,
   type LatencyRow,
   latencyTable,
+  type ScaleResult,
+  scaleTable,
+  usPer,
   writeDocs,
 } from "./postgres/report.ts";
-import { startHookinboxPostgres } from "./postgres/servers.ts";
+import {
+  STUB_SCHEMA,
+  startDurableStubPostgres,
+  startHookinboxPostgres,
+} from "./postgres/servers.ts";
 import { verifyPostgres } from "./postgres/verify.ts";
 
 const EVENTS = 20_000;
@@ -71,6 +85,8 @@ const SATURATION_S = 6;
 // 1,000 req/s is ~⅓ of its capacity: the latency of the unloaded path, not of a queue.
 const FIXED_RATE = 1_000;
 const FIXED_S = 3;
+// Scale-out: this many `hookinbox start` processes on one database, the ingest load spread over them.
+const SCALE_OUT = [1, 2, 4];
 const LATENCY_WARMUP = 50;
 const LATENCY_EVENTS = 1_000;
 const QUIET = 15; // % of a core: "the machine is idle enough"
@@ -113,22 +129,27 @@ async function quiet(label: string): Promise<number> {
   return background;
 }
 
-/** CPU of `pid`, PostgreSQL and everyone else over a window; `clientCpuS`: the load generator's. */
-function cpuSplitWindow(pid: number, database: string) {
-  const machine = cpuWindow(pid);
+/**
+ * CPU of the processes under test (`pids`, summed), PostgreSQL and everyone else over a window;
+ * `clientCpuS`: the load generators'.
+ */
+function cpuSplitWindow(pids: readonly number[], database: string) {
+  const machines = pids.map((pid) => cpuWindow(pid));
   const processes = processCpuWindow(database);
   return (clientCpuS = 0): CpuSplit => {
-    const m = machine();
+    const [m, ...more] = machines.map((machine) => machine());
+    const mainPct = more.reduce((sum, w) => sum + w.serverPct, m!.serverPct);
     const p = processes();
-    const clientPct = (100 * clientCpuS) / m.seconds;
+    const clientPct = (100 * clientCpuS) / m!.seconds;
     const pgPct = p.pgOursPct + p.pgAuxPct;
     const othersPct = p.foreignPct + p.pgOtherDbPct;
     return {
-      mainPct: m.serverPct,
+      mainPct,
       pgPct,
       clientPct,
       othersPct,
-      restPct: Math.max(0, m.machinePct - m.serverPct - pgPct - clientPct - othersPct),
+      restPct: Math.max(0, m!.machinePct - mainPct - pgPct - clientPct - othersPct),
+      seconds: m!.seconds,
     };
   };
 }
@@ -146,25 +167,35 @@ const logLoad = (name: string, label: string, r: LoadResult) =>
 
 let ceilingRps = 40_000;
 
+/** `count` pre-signed requests with unique ids (tag + phase) in `dir/<phase>.requests`. */
+function signedSlice(dir: string, tag: string, phase: string, count: number): string {
+  const file = join(dir, `${phase}.requests`);
+  writeSignedSlice(file, phaseIds(`${tag}_${phase}`, Math.ceil(count), false));
+  return file;
+}
+
 async function ingest(
   name: string,
-  kind: "bare" | "hookinbox",
+  kind: IngestResult["kind"],
   profile = false,
   extra: Record<string, unknown> = {},
 ): Promise<IngestResult> {
   const background = await quiet(`ingest, ${name}`);
   const dir = join(work, `ingest-${kind}`);
   mkdirSync(dir, { recursive: true });
-  const db = kind === "hookinbox" ? await freshDatabase("ingest") : "";
-  const slice = (phase: string, count: number) => {
-    const file = join(dir, `${phase}.requests`);
-    writeSignedSlice(file, phaseIds(`${kind}_${phase}`, Math.ceil(count), false));
-    return file;
-  };
+  const db = kind === "bare" ? "" : await freshDatabase(`ingest_${kind}`);
+  const slice = (phase: string, count: number) => signedSlice(dir, kind, phase, count);
   const server: ServerUnderTest =
     kind === "bare"
       ? await startBare()
-      : await startHookinboxPostgres(dir, databaseUrl(db, { schema: "hookinbox" }), profile, extra);
+      : kind === "stub"
+        ? await startDurableStubPostgres(databaseUrl(db))
+        : await startHookinboxPostgres(
+            dir,
+            databaseUrl(db, { schema: "hookinbox" }),
+            profile,
+            extra,
+          );
   try {
     const warm = await saturate(
       generator,
@@ -175,7 +206,7 @@ async function ingest(
     logLoad(name, "warm-up", warm);
     const afterWarmupMb = server.memory.nowMb();
     const satFile = slice("saturation", Math.min(ceilingRps * 1.1, warm.rps * 2.5) * SATURATION_S);
-    const cpu = cpuSplitWindow(server.pid, db || "-none-");
+    const cpu = cpuSplitWindow([server.pid], db || "-none-");
     const sat = await saturate(generator, server.target, satFile, SATURATION_S);
     const satCpu = cpu(sat.clientCpuS);
     logLoad(name, "saturation", sat);
@@ -204,16 +235,81 @@ async function ingest(
       peakMb: server.memory.peakMb(),
     };
     const loads = profile ? [warm, sat] : [warm, sat, fixed];
-    const store =
-      kind === "hookinbox" ? await verifyPostgres(databaseUrl(db), "hookinbox", loads) : null;
+    const schema = kind === "stub" ? STUB_SCHEMA : "hookinbox";
+    const store = db ? await verifyPostgres(databaseUrl(db), schema, loads) : null;
     if (store)
       console.log(`  ${name} · store: ${store.pass ? "OK" : "MISMATCH"}: ${store.summary}`);
-    return { name, background, warm, sat, satCpu, fixed, rss, store };
+    return { name, kind, background, warm, sat, satCpu, fixed, rss, store };
   } catch (error) {
     await server.stop();
     throw error;
   } finally {
     if (db) await dropFresh(db);
+  }
+}
+
+/**
+ * Scale-out: `gateways` `hookinbox start` processes on one fresh database, each on its own port,
+ * each loaded by its own wrk -t1 with 50 / gateways connections (so the total load is the ingest
+ * scenario's) and its own slice of unique pre-signed requests, all started together: warm-up,
+ * then saturation, whose CPU is split between the gateways (together), PostgreSQL, the wrks and
+ * the rest. Afterwards every id any wrk got a 2xx for must be in the database.
+ */
+async function scaleOut(gateways: number): Promise<ScaleResult> {
+  const label = `scale-out, ${gateways} hookinbox gateway${gateways > 1 ? "s" : ""}`;
+  const background = await quiet(label);
+  const db = await freshDatabase(`scale_${gateways}`);
+  const connections = Math.ceil(CONNECTIONS / gateways);
+  const servers: ServerUnderTest[] = [];
+  try {
+    // One after another: the first applies the migrations, the others find them applied.
+    for (let g = 0; g < gateways; g++) {
+      const dir = join(work, `scale-${gateways}-${g}`);
+      mkdirSync(dir, { recursive: true });
+      servers.push(await startHookinboxPostgres(dir, databaseUrl(db, { schema: "hookinbox" })));
+    }
+    const all = (phase: string, seconds: number, total: number) => {
+      const slices = servers.map((_, g) =>
+        signedSlice(
+          join(work, `scale-${gateways}-${g}`),
+          `scale${gateways}_${g}`,
+          phase,
+          total / gateways,
+        ),
+      );
+      return Promise.all(
+        servers.map((server, g) =>
+          saturate(generator, server.target, slices[g]!, seconds, connections),
+        ),
+      );
+    };
+    const warm = await all("warmup", WARMUP_S, ceilingRps * WARMUP_S * 1.2);
+    // Per gateway: what all of them did in the warm-up (× 2.5, as ingest sizes it), with room
+    // for one gateway's wrk getting more than its share, so no slice runs out.
+    const warmRps = warm.reduce((n, l) => n + l.rps, 0);
+    const total = Math.min(ceilingRps * 1.1, Math.max(warmRps * 2.5, 5_000)) * SATURATION_S * 2;
+    const window = cpuSplitWindow(
+      servers.map((server) => server.pid),
+      db,
+    );
+    const sat = await all("saturation", SATURATION_S, total);
+    const cpu = window(sat.reduce((n, l) => n + l.clientCpuS, 0));
+    for (const [g, l] of sat.entries()) logLoad(label, `saturation, gateway ${g + 1}`, l);
+    const rps = sat.reduce((n, l) => n + l.rps, 0);
+    const ok = sat.reduce((n, l) => n + l.ok, 0);
+    console.log(
+      `  ${label} · ${Math.round(rps)} req/s in all; CPU (% of a core): gateways ${cpu.mainPct.toFixed(0)}, ` +
+        `PostgreSQL ${cpu.pgPct.toFixed(0)}, load generators ${cpu.clientPct.toFixed(0)}, others ${cpu.othersPct.toFixed(0)}, ` +
+        `rest ${cpu.restPct.toFixed(0)}; per 2xx: PostgreSQL ${usPer(cpu.pgPct, cpu, ok).toFixed(0)} µs, ` +
+        `gateways ${usPer(cpu.mainPct, cpu, ok).toFixed(0)} µs${disturbed(cpu)}`,
+    );
+    await Promise.all(servers.splice(0).map((server) => server.stop()));
+    const store = await verifyPostgres(databaseUrl(db), "hookinbox", [...warm, ...sat]);
+    console.log(`  ${label} · store: ${store.pass ? "OK" : "MISMATCH"}: ${store.summary}`);
+    return { gateways, connections, background, sat, cpu, store };
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+    await dropFresh(db);
   }
 }
 
@@ -274,14 +370,21 @@ async function burnDown(
   function onMessage(message: unknown) {
     const m = message as { phase?: string };
     if (m.phase === "start") {
-      window = cpuSplitWindow(child.process.pid!, db);
+      window = cpuSplitWindow([child.process.pid!], db);
       hooks.onStart?.(db);
     }
     if (m.phase === "end" && window) cpu = window();
   }
   try {
     const r = (await child.result) as ChildBurn;
-    const split = cpu ?? { mainPct: 0, pgPct: 0, clientPct: 0, othersPct: 0, restPct: 0 };
+    const split = cpu ?? {
+      mainPct: 0,
+      pgPct: 0,
+      clientPct: 0,
+      othersPct: 0,
+      restPct: 0,
+      seconds: 0,
+    };
     const check =
       `${r.pass ? "OK" : "FAILED"}: ${r.done} done` +
       (r.attempts !== undefined
@@ -441,43 +544,49 @@ async function profileRun(): Promise<void> {
 async function main(): Promise<void> {
   const started = performance.now();
   if (args.has("--profile")) return profileRun();
-  const ingests = [
-    await ingest("bare node:http", "bare"),
-    await ingest("hookinbox (PostgreSQL)", "hookinbox"),
-    await ingest("hookinbox (PostgreSQL), audit log off", "hookinbox", false, {
-      audit: { enabled: false },
-    }),
-  ];
-  const [, auditOn, auditOff] = ingests;
-  if (auditOn && auditOff) {
+  // --ingest-only: the ingest table alone; --scale-out: the scale-out table alone; both: both.
+  const only = args.has("--ingest-only") || args.has("--scale-out");
+  const ingests: IngestResult[] = [];
+  if (!only || args.has("--ingest-only")) {
+    ingests.push(
+      await ingest("bare node:http", "bare"),
+      await ingest("durable stub (PostgreSQL, least a durable gateway does)", "stub"),
+      await ingest("hookinbox (PostgreSQL)", "hookinbox"),
+      await ingest("hookinbox (PostgreSQL), audit log off", "hookinbox", false, {
+        audit: { enabled: false },
+      }),
+    );
+    const [, , auditOn, auditOff] = ingests;
     console.log(
-      `audit log on/off at saturation: ${(auditOn.sat.rps / auditOff.sat.rps).toFixed(2)}× (issue 13's goal ≥ 0.9)`,
+      `audit log on/off at saturation: ${(auditOn!.sat.rps / auditOff!.sat.rps).toFixed(2)}× (issue 13's goal ≥ 0.9)`,
     );
   }
+  const scales: ScaleResult[] = [];
+  if (!only || args.has("--scale-out"))
+    for (const gateways of SCALE_OUT) scales.push(await scaleOut(gateways));
   const burns: BurnResult[] = [];
-  // --ingest-only: the three ingest scenarios above, without burn-downs and latencies.
-  for (const keys of args.has("--ingest-only") ? [] : [0, KEYS]) {
+  for (const keys of only ? [] : [0, KEYS]) {
     burns.push(await burnDown("hookinbox", "hookinbox", keys));
     burns.push(await burnDown("graphile-worker", "default", keys));
     burns.push(await burnDown("graphile-worker", "fast", keys));
   }
-  const latencies = args.has("--ingest-only")
+  const latencies = only
     ? []
     : [await latency("hookinbox"), await latency("default"), await latency("fast")];
+  const section = (title: string, ran: boolean, table: () => string[]) =>
+    ran ? ["", `${title}:`, "", ...table()] : [];
   const lines = [
     ...facts.map((l) => `- ${l}`),
-    "",
-    "Ingest:",
-    "",
-    ...ingestTable(ingests, FIXED_RATE),
-    "",
-    "Burn-down:",
-    "",
-    ...burnTable(burns),
-    "",
-    "Enqueue → start:",
-    "",
-    ...latencyTable(latencies, LATENCY_EVENTS),
+    ...section("Ingest", ingests.length > 0, () => ingestTable(ingests, FIXED_RATE)),
+    ...section(
+      `Ingest scale-out (${SCALE_OUT.join(", ")} gateways, one database; wrk warm-up ${WARMUP_S} s, saturation ${SATURATION_S} s)`,
+      scales.length > 0,
+      () => scaleTable(scales),
+    ),
+    ...section("Burn-down", burns.length > 0, () => burnTable(burns)),
+    ...section("Enqueue → start", latencies.length > 0, () =>
+      latencyTable(latencies, LATENCY_EVENTS),
+    ),
   ];
   console.log(
     `\n${lines.join("\n")}\n\nwhole run: ${((performance.now() - started) / 1000).toFixed(0)} s`,
@@ -485,17 +594,20 @@ async function main(): Promise<void> {
   const failed =
     ingests.some((r) => r.store && !r.store.pass) ||
     ingests.some((r) => [r.warm, r.sat, r.fixed].some((l) => l.non2xx > 0)) ||
+    scales.some((r) => !r.store.pass || r.sat.some((l) => l.non2xx > 0)) ||
     burns.some((b) => !b.pass) ||
     latencies.some((l) => !l.pass);
   if (failed) process.exitCode = 1;
-  if (args.has("--write-docs") && !args.has("--ingest-only")) {
+  if (args.has("--write-docs") && !only) {
     const disturbed =
       [
         ...ingests.map((r) => r.background),
+        ...scales.map((r) => r.background),
         ...burns.map((b) => b.background),
         ...latencies.map((l) => l.background),
       ].some((b) => b > 25) ||
       ingests.some((r) => r.satCpu.othersPct > OTHERS_LIMIT) ||
+      scales.some((r) => r.cpu.othersPct > OTHERS_LIMIT) ||
       burns.some((b) => b.cpu.othersPct > OTHERS_LIMIT);
     if (disturbed)
       console.log("docs/BENCHMARKS.md NOT updated: other processes were using the CPU");

@@ -19,19 +19,23 @@ export interface LoadResult {
   readonly clientCpuS: number; // CPU the load generator process used
 }
 
-const CONNECTIONS = 50;
+export const CONNECTIONS = 50;
 
-/** Saturation: wrk -t1 -c50 replaying the slice (or autocannon when wrk is missing). */
+/**
+ * Saturation: wrk -t1 -c50 replaying the slice (or autocannon when wrk is missing).
+ * `connections`: fewer when several clients share the load (bench:postgres's scale-out).
+ */
 export async function saturate(
   generator: "wrk" | "autocannon",
   target: string,
   slice: string,
   seconds: number,
+  connections = CONNECTIONS,
 ): Promise<LoadResult> {
   const acksFile = `${slice}.acks`;
   if (generator === "autocannon") {
     const script = join(repoRoot, "bench/ingest/autocannon-client.ts");
-    const args = [script, target, slice, String(seconds), String(CONNECTIONS), acksFile];
+    const args = [script, target, slice, String(seconds), String(connections), acksFile];
     const { out, cpuS } = await runTs(args);
     return withRps(JSON.parse(out), acksFile, cpuS);
   }
@@ -39,7 +43,7 @@ export async function saturate(
     "wrk",
     [
       "-t1",
-      `-c${CONNECTIONS}`,
+      `-c${connections}`,
       `-d${seconds}s`,
       "--timeout",
       "10s",

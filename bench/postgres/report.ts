@@ -13,10 +13,16 @@ export interface CpuSplit {
   readonly clientPct: number; // load generator (ingest only)
   readonly othersPct: number; // other people's processes and their PostgreSQL backends
   readonly restPct: number; // unattributed: kernel (loopback, I/O), this bench's orchestrator
+  readonly seconds: number; // the window's length
 }
+
+/** CPU time per event, µs, of a share `pct` (% of a core) used over `cpu.seconds`. */
+export const usPer = (pct: number, cpu: CpuSplit, events: number) =>
+  (pct * 10_000 * cpu.seconds) / Math.max(events, 1);
 
 export interface IngestResult {
   readonly name: string;
+  readonly kind: "bare" | "stub" | "hookinbox";
   readonly background: number;
   readonly warm: LoadResult;
   readonly sat: LoadResult;
@@ -64,10 +70,12 @@ export function markdownTable(header: string[], rows: string[][]): string[] {
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
 }
 
-export const INGEST_GOAL = 0.35;
+export const INGEST_GOAL = 0.35; // of bare: the issue's stretch goal
+export const STUB_GOAL = 0.9; // of the PostgreSQL durable stub
 
 export function ingestTable(results: readonly IngestResult[], rate: number): string[] {
-  const bare = results[0]!.sat.rps;
+  const bare = results.find((r) => r.kind === "bare")?.sat.rps ?? Number.NaN;
+  const stub = results.find((r) => r.kind === "stub")?.sat.rps ?? Number.NaN;
   const rows = results.map((r) => {
     const loads = [r.warm, r.sat, r.fixed];
     const non2xx = loads.reduce((n, l) => n + l.non2xx, 0);
@@ -78,9 +86,15 @@ export function ingestTable(results: readonly IngestResult[], rate: number): str
       r.name,
       int(r.sat.rps),
       `${f((100 * r.sat.rps) / bare, 0)}%`,
+      r.kind === "hookinbox" ? `${f(r.sat.rps / stub)}×` : "",
       ms(r.sat),
       `${ms(r.fixed)}${short}`,
       cpuCell(r.satCpu, true),
+      r.kind === "bare"
+        ? f(usPer(r.satCpu.mainPct, r.satCpu, r.sat.ok), 0)
+        : [r.satCpu.mainPct, r.satCpu.pgPct]
+            .map((p) => f(usPer(p, r.satCpu, r.sat.ok), 0))
+            .join(" / "),
       `${non2xx}${errors ? ` (+${errors} socket errors)` : ""}`,
       `${[startMb, afterWarmupMb, endMb].map((m) => f(m, 0)).join(" → ")} (${f(peakMb, 0)})`,
       r.store
@@ -94,9 +108,11 @@ export function ingestTable(results: readonly IngestResult[], rate: number): str
       "server",
       "req/s at saturation",
       "vs bare",
+      "hookinbox ÷ stub",
       "p50 / p99 ms at saturation",
       `p50 / p99 ms at ${int(rate)} req/s`,
       "CPU % at saturation: server / PostgreSQL / client / others / rest",
+      "CPU µs per 2xx at saturation: server / PostgreSQL",
       "non-2xx",
       "RSS MB: start → warm → end (peak)",
       "store check",
@@ -104,14 +120,83 @@ export function ingestTable(results: readonly IngestResult[], rate: number): str
     ],
     rows,
   );
-  const hook = results[1];
+  const hook = results.find((r) => r.kind === "hookinbox");
   if (hook) {
-    const ratio = hook.sat.rps / bare;
+    const vsBare = hook.sat.rps / bare;
+    const vsStub = hook.sat.rps / stub;
+    const verdict = (ratio: number, goal: number, of: number) =>
+      ratio >= goal ? "met" : `NOT met (${int(of * goal - hook.sat.rps)} req/s short)`;
     table.push(
       "",
-      `Goal (hookinbox on PostgreSQL ≥ ${INGEST_GOAL * 100}% of bare): ${f(100 * ratio, 1)}% → ${ratio >= INGEST_GOAL ? "met" : `NOT met (${int(bare * INGEST_GOAL - hook.sat.rps)} req/s short)`}.`,
+      `Goal (hookinbox on PostgreSQL ≥ ${STUB_GOAL}× the PostgreSQL durable stub): ${f(vsStub)}× → ${verdict(vsStub, STUB_GOAL, stub)}; ` +
+        `stretch (≥ ${INGEST_GOAL * 100}% of bare): ${f(100 * vsBare, 1)}% → ${verdict(vsBare, INGEST_GOAL, bare)}.`,
     );
-    if (hook.store) table.push("", `hookinbox store check: ${hook.store.summary}.`);
+    for (const r of results)
+      if (r.store && r.kind !== "bare")
+        table.push("", `${r.name} store check: ${r.store.summary}.`);
+  }
+  return table;
+}
+
+/** One scale-out run: `gateways` hookinbox processes on one database, one wrk each. */
+export interface ScaleResult {
+  readonly gateways: number;
+  readonly connections: number; // per wrk
+  readonly background: number;
+  readonly sat: readonly LoadResult[]; // one per gateway
+  readonly cpu: CpuSplit; // mainPct: all gateways together
+  readonly store: StoreCheck;
+}
+
+export function scaleTable(results: readonly ScaleResult[]): string[] {
+  const one = results.find((r) => r.gateways === 1);
+  const total = (r: ScaleResult) => r.sat.reduce((n, l) => n + l.rps, 0);
+  const accepted = (r: ScaleResult) => r.sat.reduce((n, l) => n + l.ok, 0);
+  const wraps = (r: ScaleResult) => r.sat.reduce((n, l) => n + l.wraps, 0);
+  const rows = results.map((r) => {
+    const c = r.cpu;
+    const worst = (key: "p50Ms" | "p99Ms") => Math.max(...r.sat.map((l) => l[key]));
+    return [
+      String(r.gateways),
+      `${r.gateways} × -c${r.connections}`,
+      int(total(r)),
+      one ? `${f(total(r) / total(one))}×` : "",
+      `${f(worst("p50Ms"))} / ${f(worst("p99Ms"))}`,
+      cpuCell(c, true),
+      `${f((100 * c.pgPct) / (c.pgPct + c.mainPct), 0)}%`,
+      f(usPer(c.pgPct, c, accepted(r)), 0),
+      f(usPer(c.mainPct, c, accepted(r)), 0),
+      String(r.sat.reduce((n, l) => n + l.non2xx, 0)) +
+        (wraps(r) ? ` (SLICE RAN OUT ${wraps(r)}×)` : ""),
+      `${r.store.pass ? "OK" : "MISMATCH"}: ${r.store.events} events = ${r.store.ackedEvents} unique 2xx ids + ${r.store.events - r.store.ackedEvents} in flight, ${r.store.missing} missing`,
+      f(r.background, 0),
+    ];
+  });
+  const table = markdownTable(
+    [
+      "hookinbox gateways (one database)",
+      "wrk -t1 per gateway",
+      "req/s at saturation (sum)",
+      "÷ 1 gateway",
+      "p50 / p99 ms (worst gateway)",
+      "CPU %: gateways / PostgreSQL / clients / others / rest",
+      "PostgreSQL ÷ (gateways + PostgreSQL) CPU",
+      "PostgreSQL CPU µs per 2xx",
+      "gateway CPU µs per 2xx",
+      "non-2xx",
+      "store check (every 2xx id stored)",
+      "background CPU % before",
+    ],
+    rows,
+  );
+  const pgUs = results.map((r) => usPer(r.cpu.pgPct, r.cpu, accepted(r)));
+  if (pgUs.length > 0) {
+    const [low, high] = [Math.min(...pgUs), Math.max(...pgUs)];
+    table.push(
+      "",
+      `PostgreSQL CPU per accepted event: ${f(low, 0)}–${f(high, 0)} µs, so one PostgreSQL core sustains about ` +
+        `${int(1e6 / high)}–${int(1e6 / low)} accepted events/s (commits, WAL and indexes included; the fsyncs' wait is not CPU).`,
+    );
   }
   return table;
 }

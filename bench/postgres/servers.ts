@@ -1,12 +1,10 @@
-// `hookinbox start` on a PostgreSQL store, as its own process, for the ingest half of
-// bench/postgres.ts. The same launch as bench/ingest/servers.ts (whose launcher writes an SQLite
-// config and is not exported), with the store URL swapped.
-import { spawn } from "node:child_process";
+// The servers of the ingest half of bench/postgres.ts, each its own process, started with
+// bench/ingest/servers.ts's launcher: `hookinbox start` on a PostgreSQL store, and the
+// PostgreSQL durable stub.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { STRIPE_SECRET } from "../ingest/requests.ts";
-import type { ServerUnderTest } from "../ingest/servers.ts";
-import { repoRoot, watchMemory } from "../ingest/servers.ts";
+import { launch, repoRoot, type ServerUnderTest } from "../ingest/servers.ts";
 
 /**
  * `hookinbox start --config <json> --port 0` with `store` = a PostgreSQL URL, one `stripe`
@@ -29,46 +27,25 @@ export function startHookinboxPostgres(
     }),
   );
   const profile = cpuProfile ? ["--cpu-prof", "--cpu-prof-dir", join(dir, "profile")] : [];
+  const cli = [join(repoRoot, "bin/hookinbox.mjs"), "start", "--config", config, "--port", "0"];
+  return launch([...profile, ...cli], dir, "/webhooks/stripe");
+}
+
+/** The schema the PostgreSQL durable stub creates its `events` and `receipts` in. */
+export const STUB_SCHEMA = "stub";
+
+/**
+ * The least a durable PostgreSQL gateway can do (bench/postgres/durable-stub.ts): HMAC on the raw
+ * bytes, id by a scan, each event-loop turn's requests in one multi-row INSERT … ON CONFLICT DO
+ * NOTHING of events plus receipts, up to 4 batches in flight, 200 after COMMIT. `url`: its
+ * database; it creates its tables in STUB_SCHEMA.
+ */
+export function startDurableStubPostgres(url: string): Promise<ServerUnderTest> {
   const args = [
-    ...profile,
-    join(repoRoot, "bin/hookinbox.mjs"),
-    "start",
-    "--config",
-    config,
-    "--port",
-    "0",
+    join(repoRoot, "bin/run-ts.mjs"),
+    join(repoRoot, "bench/postgres/durable-stub.ts"),
+    url,
+    STUB_SCHEMA,
   ];
-  const child = spawn(process.execPath, args, {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  let started = false;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 20_000);
-    child.stderr!.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
-      if (!url || started) return;
-      started = true;
-      clearTimeout(timer);
-      const pid = child.pid!;
-      const memory = watchMemory(pid);
-      resolve({
-        pid,
-        target: `${url}/webhooks/stripe`,
-        memory,
-        async stop() {
-          memory.stop();
-          child.kill("SIGTERM");
-          const kill = setTimeout(() => child.kill("SIGKILL"), 15_000);
-          await exited;
-          clearTimeout(kill);
-        },
-      });
-    });
-    child.once("exit", (code) => reject(new Error(`server exited (${code}):\n${stderr}`)));
-  });
+  return launch(args, repoRoot, "/webhooks/stripe");
 }
