@@ -1,7 +1,7 @@
 // npm run bench:soak [-- --minutes 30] [-- --rate 2000] [-- --stores sqlite,postgres]
 //
 // Soak (issue 15): hookinbox at a paced offered rate (default 2,000 req/s) for `--minutes`
-// (default 30) per store, with a handler on every event, every event also forwarded to a local
+// (default 30) per store, with a handler on every event (each event its own ordering key), every event also forwarded to a local
 // destination (bench/forward/receiver.ts, its own process) and payload retention running (the
 // `hookinbox retention run` command once a minute, `retention.payloads` 1m). Not part of
 // `npm test`. Every side runs in its own process (shared load generator: paced-client.ts, one
@@ -64,7 +64,16 @@ function startDestination(): Promise<{ url: string; child: ChildProcess }> {
 function writeConfig(dir: string, store: string, destinationUrl: string): string {
   const config = {
     store,
-    sources: { stripe: { provider: "stripe", secrets: [STRIPE_SECRET] } },
+    sources: {
+      stripe: {
+        provider: "stripe",
+        secrets: [STRIPE_SECRET],
+        // Every bench body is about one invoice (only the event id differs), so Stripe's
+        // ordering key ($.data.object.id) would put all events in one key queue, processed one
+        // at a time by design. A real stream is about many objects: each event its own key.
+        identity: { orderingKey: "$.id" },
+      },
+    },
     destinations: {
       app: {
         url: destinationUrl,
