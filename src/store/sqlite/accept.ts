@@ -3,6 +3,7 @@ import { type PayloadDigests, payloadDigests } from "../../audit/leaf.ts";
 import { ulid } from "../../ids.ts";
 import type { AcceptInput, AcceptResult } from "../types.ts";
 import { prepareAuditAppend } from "./audit.ts";
+import type { TransactionFinisher } from "./group-commit.ts";
 import { prepareCreateDeliveries } from "./queue/create-deliveries.ts";
 
 const insertEventSql = `
@@ -89,16 +90,20 @@ export function acceptRowOf(input: AcceptInput, audit: boolean): AcceptRow {
  *
  * @example
  * ```ts
- * const accept = prepareAccept(db);
+ * const accept = prepareAccept(db, (finisher) => groupCommit.addFinisher(finisher));
  * const result = groupCommit.submit(() => accept(acceptRowOf(input, true)));
  * ```
  */
-export function prepareAccept(db: Database.Database): (row: AcceptRow) => AcceptResult {
+export function prepareAccept(
+  db: Database.Database,
+  addFinisher: (finisher: TransactionFinisher) => void,
+): (row: AcceptRow) => AcceptResult {
   const insertEvent = db.prepare<[EventRow], { id: string }>(insertEventSql);
   const existingEvent = db.prepare<[string, string], { id: string }>(existingEventSql);
   const insertReceipt = db.prepare<[ReceiptRow]>(insertReceiptSql);
   const createDelivery = prepareCreateDeliveries(db);
-  const appendToLog = prepareAuditAppend(db);
+  const log = prepareAuditAppend(db);
+  addFinisher(log.finisher);
 
   return (row) => {
     const { receivedAt, targets } = row;
@@ -124,7 +129,7 @@ export function prepareAccept(db: Database.Database): (row: AcceptRow) => Accept
     }
     // Only a new event gets deliveries and a leaf: a duplicate never runs anything twice.
     if (!duplicate) {
-      if (row.digests) appendToLog(eventId, row, row.digests);
+      if (row.digests) log.append(eventId, row, row.digests);
       for (const target of targets) {
         createDelivery(
           { eventId, target, orderingKey: row.orderingKey, version: row.version },

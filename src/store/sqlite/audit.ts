@@ -1,50 +1,76 @@
 import type Database from "better-sqlite3";
-import { appendToRange, decodeRange, encodeRange } from "../../audit/compact-range.ts";
+import {
+  appendToRange,
+  type CompactRange,
+  decodeRange,
+  encodeRange,
+} from "../../audit/compact-range.ts";
 import { leafHashOf, type PayloadDigests } from "../../audit/leaf.ts";
 import { type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
 import { type LeafJoinRow, leafRecordOf } from "../audit-rows.ts";
 import type { AuditLeafRecord, AuditTree, StoredTreeHead } from "../audit-types.ts";
+import type { TransactionFinisher } from "./group-commit.ts";
 
 /**
- * Prepares the append of one event to the audit log. Runs inside the accept's transaction (the
- * group commit's), so the leaf commits with its event or not at all; SQLite's one writer orders
- * appends. Reads and rewrites the one tree row, inserts the leaf and the subtrees it closes: no
- * scan, no node read. The payload's digests come with the event (made on the caller's thread),
- * so the writer hashes only the ~100-byte leaf and the subtrees it closes.
+ * Prepares the append of events to the audit log. Runs inside the accept's transaction (the
+ * group commit's), so a leaf commits with its event or not at all; SQLite's one writer orders
+ * appends. The first append of a transaction reads the one tree row; each append inserts its leaf
+ * and the subtrees it closes (no scan, no node read) and the tree row is written once, by the
+ * finisher, just before the COMMIT: a group of 50 accepts reads and rewrites it once, not 50
+ * times. The payload's digests come with the event (made on the caller's thread), so the writer
+ * hashes only the ~100-byte leaf and the subtrees it closes. `finisher` must be registered with
+ * the group commit (`group.addFinisher`), or appends never reach the tree row.
  *
  * @example
  * ```ts
- * const append = prepareAuditAppend(db);
- * append(eventId, { source, dedupKey, receivedAt }, payloadDigests(body, headers));
+ * const log = prepareAuditAppend(db);
+ * group.addFinisher(log.finisher);
+ * log.append(eventId, { source, dedupKey, receivedAt }, payloadDigests(body, headers));
  * ```
  */
-export function prepareAuditAppend(
-  db: Database.Database,
-): (
-  eventId: string,
-  event: { readonly source: string; readonly dedupKey: string; readonly receivedAt: number },
-  digests: PayloadDigests,
-) => void {
+export function prepareAuditAppend(db: Database.Database): {
+  append(
+    eventId: string,
+    event: { readonly source: string; readonly dedupKey: string; readonly receivedAt: number },
+    digests: PayloadDigests,
+  ): void;
+  finisher: TransactionFinisher;
+} {
   const tree = db.prepare<[], { size: number; frontier: Buffer }>(
     "SELECT size, frontier FROM audit_tree WHERE id = 1",
   );
   const insertLeaf = db.prepare("INSERT INTO audit_leaves (seq, event_id, hash) VALUES (?, ?, ?)");
   const insertNode = db.prepare("INSERT INTO audit_nodes (level, idx, hash) VALUES (?, ?, ?)");
   const updateTree = db.prepare("UPDATE audit_tree SET size = ?, frontier = ? WHERE id = 1");
-  return (eventId, event, digests) => {
-    const row = tree.get();
-    if (!row) throw new Error("audit_tree row is missing");
-    const hash = leafHashOf({
-      seq: row.size,
-      source: event.source,
-      dedupKey: event.dedupKey,
-      receivedAt: event.receivedAt,
-      ...digests,
-    });
-    const { range, closed } = appendToRange(decodeRange(row.size, row.frontier), hash);
-    insertLeaf.run(row.size, eventId, hash);
-    for (const node of closed) insertNode.run(node.level, node.index, node.hash);
-    updateTree.run(range.size, encodeRange(range));
+  /** The tree as this transaction's appends left it; null until its first append. */
+  let open: CompactRange | null = null;
+  return {
+    append(eventId, event, digests) {
+      if (!open) {
+        const row = tree.get();
+        if (!row) throw new Error("audit_tree row is missing");
+        open = decodeRange(row.size, row.frontier);
+      }
+      const hash = leafHashOf({
+        seq: open.size,
+        source: event.source,
+        dedupKey: event.dedupKey,
+        receivedAt: event.receivedAt,
+        ...digests,
+      });
+      const { range, closed } = appendToRange(open, hash);
+      insertLeaf.run(open.size, eventId, hash);
+      for (const node of closed) insertNode.run(node.level, node.index, node.hash);
+      open = range;
+    },
+    finisher: {
+      beforeCommit() {
+        if (open) updateTree.run(open.size, encodeRange(open));
+      },
+      reset() {
+        open = null;
+      },
+    },
   };
 }
 

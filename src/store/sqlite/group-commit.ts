@@ -52,6 +52,7 @@ export class GroupCommit {
   /** Set while an exclusive (async) transaction is open: flushes wait for it to end. */
   #exclusive = false;
   #exclusiveTail: Promise<unknown> = Promise.resolve();
+  readonly #finishers: TransactionFinisher[] = [];
 
   constructor(
     db: Database.Database,
@@ -74,6 +75,16 @@ export class GroupCommit {
   /** The largest number of units committed together so far. */
   get largestBatch(): number {
     return this.#largestBatch;
+  }
+
+  /**
+   * Registers work that units leave to the end of their transaction (the audit log writes its
+   * tree row once per transaction, not once per event): `beforeCommit` runs inside every
+   * transaction, batched, alone or exclusive, just before its COMMIT; `reset` after it ends,
+   * committed or rolled back, so nothing a rolled-back unit left is carried into the next one.
+   */
+  addFinisher(finisher: TransactionFinisher): void {
+    this.#finishers.push(finisher);
   }
 
   /**
@@ -111,6 +122,7 @@ export class GroupCommit {
         db.exec("BEGIN IMMEDIATE");
         try {
           const result = await body();
+          this.#finish();
           db.exec("COMMIT");
           this.#committed(1, started);
           return result;
@@ -123,6 +135,7 @@ export class GroupCommit {
           throw error;
         }
       } finally {
+        this.#resetFinishers();
         this.#exclusive = false;
         if (this.#queue.length > 0 && !this.#scheduled) {
           this.#scheduled = true;
@@ -202,6 +215,7 @@ export class GroupCommit {
     db.exec("BEGIN IMMEDIATE");
     try {
       const result = work();
+      this.#finish();
       db.exec("COMMIT");
       return result;
     } catch (error) {
@@ -212,7 +226,17 @@ export class GroupCommit {
         // The original error is the one worth reporting.
       }
       throw error;
+    } finally {
+      this.#resetFinishers();
     }
+  }
+
+  #finish(): void {
+    for (const finisher of this.#finishers) finisher.beforeCommit();
+  }
+
+  #resetFinishers(): void {
+    for (const finisher of this.#finishers) finisher.reset();
   }
 
   #committed(items: number, started: number): void {
@@ -239,6 +263,21 @@ export interface CommitInfo {
   readonly items: number;
   /** Time from BEGIN to the return of COMMIT (fsync included), in ms. */
   readonly durationMs: number;
+}
+
+/**
+ * Work a transaction's units leave to its end (see {@link GroupCommit.addFinisher}).
+ *
+ * @example
+ * ```ts
+ * group.addFinisher({ beforeCommit: () => writeTreeRow(), reset: () => forgetTree() });
+ * ```
+ */
+export interface TransactionFinisher {
+  /** Runs inside the transaction just before COMMIT; throwing rolls the transaction back. */
+  beforeCommit(): void;
+  /** Runs once the transaction has ended, committed or not. */
+  reset(): void;
 }
 
 interface Unit<T> {

@@ -9,6 +9,7 @@ import { prepareAlertOutbox } from "./alert-outbox.ts";
 import { prepareSaveTreeHead } from "./audit.ts";
 import { prepareDestinationWrites } from "./destinations.ts";
 import { prepareEffects } from "./effects.ts";
+import type { GroupCommit } from "./group-commit.ts";
 import { preparePing } from "./ping.ts";
 import { prepareSqlitePurge } from "./purge-payloads.ts";
 import { prepareClaimDeliveries } from "./queue/claim-deliveries.ts";
@@ -28,12 +29,12 @@ import { prepareRetentionStep } from "./retention-step.ts";
  *
  * @example
  * ```ts
- * const ops = prepareWriteOps(db, Date.now);
+ * const ops = prepareWriteOps(db, group, Date.now);
  * group.submit(() => ops.accept(input));
  * ```
  */
-export function prepareWriteOps(db: Database.Database, now: () => number) {
-  const accept = prepareAccept(db);
+export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: () => number) {
+  const accept = prepareAccept(db, (finisher) => group.addFinisher(finisher));
   const saveTreeHead = prepareSaveTreeHead(db);
   const purgePayloads = prepareSqlitePurge(db);
   const retentionStep = prepareRetentionStep(db);

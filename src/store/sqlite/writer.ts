@@ -38,7 +38,7 @@ export function inlineWriter(
   let ops: WriteOps | undefined;
   const prepared = () => {
     try {
-      ops ??= prepareWriteOps(db, now);
+      ops ??= prepareWriteOps(db, group, now);
     } catch (error) {
       throw storeUnavailable(
         error,
