@@ -108,7 +108,7 @@ describe("PostgreSQL accept batches", () => {
     }
   });
 
-  it("with the audit log on, a batch is one statement in its own transaction: 40 accepts at once send no BEGIN or COMMIT, each accept is in exactly one batch statement, 40 leaves in a row", async () => {
+  it("with the audit log on, a batch is one statement in its own transaction, 2 at a time: 200 accepts at once send no BEGIN or COMMIT, each accept is in exactly one batch statement, at most 2 run at once, 200 leaves in a row", async () => {
     const url = database.schemaUrl();
     const schema = new URL(url).searchParams.get("schema")!;
     const store = openPostgresStore(url);
@@ -117,17 +117,31 @@ describe("PostgreSQL accept batches", () => {
       acceptInput({ identity: { dedupKey: "evt_first" }, receivedAt: Date.now() }),
     );
     const sent: Array<string | pg.QueryConfig> = [];
+    let running = 0;
+    let mostRunning = 0;
     const query = pg.Client.prototype.query;
     const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (
       this: pg.Client,
       ...args: unknown[]
     ) {
       sent.push(args[0] as string | pg.QueryConfig);
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
+      mostRunning = Math.max(mostRunning, ++running);
+      // pg.Pool's query passes a callback; a client's own query returns a promise.
+      const last = args.at(-1);
+      if (typeof last === "function") {
+        args[args.length - 1] = (...results: unknown[]) => {
+          running--;
+          return (last as (...r: unknown[]) => unknown)(...results);
+        };
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      }
+      const result = (query as (...a: unknown[]) => unknown).apply(this, args);
+      void Promise.resolve(result).finally(() => running--);
+      return result;
     } as typeof query);
     try {
       const results = await Promise.all(
-        Array.from({ length: 40 }, (_, i) =>
+        Array.from({ length: 200 }, (_, i) =>
           store.accept(
             acceptInput({ identity: { dedupKey: `evt_one_${i}` }, receivedAt: Date.now() }),
           ),
@@ -144,15 +158,16 @@ describe("PostgreSQL accept batches", () => {
         typeof q !== "string" && q.name === "hookinbox_accept_batch_audit",
     );
     expect(batches.length).toBe(sent.length);
-    expect(batches.reduce((n, q) => n + (q.values![15] as number[]).length, 0)).toBe(40);
-    expect(await count("SELECT count(*) AS n FROM $s.audit_leaves", schema)).toBe(41);
-    expect(await count("SELECT max(seq) + 1 AS n FROM $s.audit_leaves", schema)).toBe(41);
+    expect(batches.reduce((n, q) => n + (q.values![15] as number[]).length, 0)).toBe(200);
+    expect(mostRunning).toBe(2);
+    expect(await count("SELECT count(*) AS n FROM $s.audit_leaves", schema)).toBe(201);
+    expect(await count("SELECT max(seq) + 1 AS n FROM $s.audit_leaves", schema)).toBe(201);
     expect(
       await count(
         "SELECT count(*) AS n FROM $s.events e JOIN $s.audit_leaves l ON l.event_id = e.id",
         schema,
       ),
-    ).toBe(41);
+    ).toBe(201);
     await store.close();
   });
 });
