@@ -4,6 +4,7 @@ import { batchOrEachAlone, gatherBatches } from "../core/gather-batches.ts";
 import { versionlessSql } from "../core/ordering.ts";
 import type { AcceptInput, AcceptResult } from "../types.ts";
 import { auditLeafValues } from "./audit.ts";
+import { byteaArrayParam } from "./binary-array.ts";
 import { withPartition } from "./partitions.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -131,7 +132,7 @@ const batchValues = (batch: readonly Prepared[], channel: string, audit: boolean
     column((p) => p.input.identity.version),
     column((p) => ((p.input.targets ?? []).length > 0 ? "pending" : "ignored")),
     column((p) => p.receivedAt),
-    column((p) => p.body),
+    byteaArrayParam(batch.map((p) => p.body)),
     column((p) => JSON.stringify(p.input.headers)),
     column((p) => p.input.secretIndex),
     column((p) => p.receiptId),
@@ -142,16 +143,20 @@ const batchValues = (batch: readonly Prepared[], channel: string, audit: boolean
     deliveries.map((d) => d.target),
     deliveries.map((d) => d.n),
     channel,
-    ...(audit
-      ? auditLeafValues(
-          batch.map((p) => ({
-            ...p.input,
-            dedupKey: p.input.identity.dedupKey,
-            receivedAt: p.receivedAt,
-          })),
-        )
-      : []),
+    ...(audit ? auditValues(batch) : []),
   ];
+};
+
+// $21, $22: what hookinbox_audit_append takes, the leaves' rests as binary like the bodies.
+const auditValues = (batch: readonly Prepared[]): unknown[] => {
+  const [prefix, rests] = auditLeafValues(
+    batch.map((p) => ({
+      ...p.input,
+      dedupKey: p.input.identity.dedupKey,
+      receivedAt: p.receivedAt,
+    })),
+  );
+  return [prefix, byteaArrayParam(rests)];
 };
 
 type Row = { n: number; id: string; duplicate: boolean; deliveries: number };
