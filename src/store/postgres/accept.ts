@@ -18,11 +18,11 @@ import type { SchemaNames } from "./schema-names.ts";
 // by one call of hookinbox_audit_append (migration 011): it locks the tree row, and the statement
 // runs alone in its implicit transaction, so the row is released by the commit that ends this
 // very statement, inside PostgreSQL, as with audit off one round trip and one commit per batch.
-// (It was BEGIN, this statement, then the append sent with COMMIT: three round trips, measured
-// at +100 µs of gateway and +70 µs of PostgreSQL CPU per event, mostly those two extra messages.)
-// The call waits until every dedup key of the batch is claimed (the cross join with the count of
-// `claim`), so this transaction never waits for a key while it holds the tree row: a transaction
-// holding the row waits for nothing but its commit, and accepts cannot deadlock on it. The leaves'
+// (It was BEGIN, this statement, then the append sent with COMMIT: three round trips per batch.)
+// The call waits until every dedup key of the batch is claimed, every receipt and delivery
+// written (the cross join with their counts), so this transaction never waits for a key while it
+// holds the tree row, and holds it only for the append and the commit: a transaction holding the
+// row waits for nothing but its commit, and accepts cannot deadlock on it. The leaves'
 // bytes after their sequence number are made by the gateway for every accept ($22, aligned with
 // the input; a duplicate's are ignored), before the lock.
 const acceptBatchSql = (t: SchemaNames, audit: boolean) => `
@@ -56,6 +56,7 @@ const acceptBatchSql = (t: SchemaNames, audit: boolean) => `
     INSERT INTO ${t.receipts} (id, event_id, source, received_at, duplicate, remote_address, size, secret_index)
     SELECT i.receipt_id, ev.id, i.source, i.received_at, ev.duplicate, i.remote_address, i.size, i.secret_index
     FROM ev JOIN input i ON i.n = ev.n
+    RETURNING id
   ), dl AS (
     INSERT INTO ${t.deliveries} (id, event_id, target, ordering_key, order_version, version, status, run_at,
                             created_at, updated_at)
@@ -72,7 +73,8 @@ const acceptBatchSql = (t: SchemaNames, audit: boolean) => `
     SELECT ${t.hookinbox_audit_append}(new.ids, $21::bytea, new.rests)
     FROM (SELECT array_agg(i.id ORDER BY i.n) AS ids, array_agg(i.leaf_rest ORDER BY i.n) AS rests
           FROM input i JOIN ins ON ins.id = i.id HAVING count(*) > 0) AS new,
-         (SELECT count(*) FROM claim) AS claimed
+         (SELECT count(*) FROM claim) AS claimed, (SELECT count(*) FROM rc) AS receipted,
+         (SELECT count(*) FROM dl) AS delivered
   )`
       : ""
   }
