@@ -153,9 +153,11 @@ const batchValues = (batch: readonly Prepared[], channel: string, audit: boolean
 const auditValues = (batch: readonly Prepared[]): unknown[] => {
   const [prefix, rests] = auditLeafValues(
     batch.map((p) => ({
-      ...p.input,
+      source: p.input.source,
       dedupKey: p.input.identity.dedupKey,
       receivedAt: p.receivedAt,
+      body: p.body,
+      headers: p.input.headers,
     })),
   );
   return [prefix, byteaArrayParam(rests)];
