@@ -237,7 +237,7 @@ const maxBatchBytes = 4 * 1024 * 1024;
 // commit's flush, so batches commit one after another anyway, and one waiting for the row while
 // the other commits is all the overlap there is; a third and fourth only waited for the row, in
 // smaller batches. Measured (bench/postgres/audit-ab.ts, log on, 4 → 2 in flight): 10-12 → 15-17
-// accepts per commit, PostgreSQL CPU per accept -40 to -60 µs, the gateway's -20 to -30 µs.
+// accepts per commit, PostgreSQL CPU per accept -20 to -60 µs, the gateway's -20 to -30 µs.
 const maxInFlight = 4;
 const maxInFlightAudited = 2;
 
