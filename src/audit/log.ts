@@ -1,13 +1,12 @@
 import type { KeyObject } from "node:crypto";
 import type { AuditStore } from "../store/audit-types.ts";
 import { appendToRange, type CompactRange, EMPTY_RANGE, rangeRoot } from "./compact-range.ts";
-import { encodeLeaf, leafFieldsOf } from "./leaf.ts";
+import { leafFieldsOf, leafHashOf } from "./leaf.ts";
 import {
   consistencyRanges,
   hashRanges,
   inclusionRanges,
   type LeafRange,
-  leafHash,
   subtreesFor,
 } from "./merkle.ts";
 import { verifyTreeHead } from "./tree-head.ts";
@@ -209,7 +208,7 @@ export async function verifyLog(
       if (!record.event) return fail(record.seq, record.eventId, "the leaf's event row is missing");
       let recomputed: Buffer;
       try {
-        recomputed = leafHash(encodeLeaf(leafFieldsOf(record.seq, record.event)));
+        recomputed = leafHashOf(leafFieldsOf(record.seq, record.event));
       } catch {
         return fail(record.seq, record.eventId, "the purged event's stored digests are malformed");
       }

@@ -1,5 +1,5 @@
-import type pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { currentTree, proveInclusion } from "../../src/audit/log.ts";
 import { verifyInclusion } from "../../src/audit/merkle.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
@@ -106,5 +106,68 @@ describe("PostgreSQL accept batches", () => {
     } finally {
       await store.close();
     }
+  });
+
+  it("with the audit log on, a batch is one statement in its own transaction, 2 at a time: 200 accepts at once send no BEGIN or COMMIT, each accept is in exactly one batch statement, at most 2 run at once, 200 leaves in a row", async () => {
+    const url = database.schemaUrl();
+    const schema = new URL(url).searchParams.get("schema")!;
+    const store = openPostgresStore(url);
+    await store.migrate();
+    await store.accept(
+      acceptInput({ identity: { dedupKey: "evt_first" }, receivedAt: Date.now() }),
+    );
+    const sent: Array<string | pg.QueryConfig> = [];
+    let running = 0;
+    let mostRunning = 0;
+    const query = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (
+      this: pg.Client,
+      ...args: unknown[]
+    ) {
+      sent.push(args[0] as string | pg.QueryConfig);
+      mostRunning = Math.max(mostRunning, ++running);
+      // pg.Pool's query passes a callback; a client's own query returns a promise.
+      const last = args.at(-1);
+      if (typeof last === "function") {
+        args[args.length - 1] = (...results: unknown[]) => {
+          running--;
+          return (last as (...r: unknown[]) => unknown)(...results);
+        };
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      }
+      const result = (query as (...a: unknown[]) => unknown).apply(this, args);
+      void Promise.resolve(result).finally(() => running--);
+      return result;
+    } as typeof query);
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          store.accept(
+            acceptInput({ identity: { dedupKey: `evt_one_${i}` }, receivedAt: Date.now() }),
+          ),
+        ),
+      );
+      expect(results.filter((r) => r.duplicate)).toHaveLength(0);
+    } finally {
+      spy.mockRestore();
+    }
+    const texts = sent.map((q) => (typeof q === "string" ? q : q.text));
+    expect(texts.filter((t) => /\b(BEGIN|COMMIT)\b/.test(t))).toHaveLength(0);
+    const batches = sent.filter(
+      (q): q is pg.QueryConfig =>
+        typeof q !== "string" && q.name === "hookinbox_accept_batch_audit",
+    );
+    expect(batches.length).toBe(sent.length);
+    expect(batches.reduce((n, q) => n + (q.values![15] as number[]).length, 0)).toBe(200);
+    expect(mostRunning).toBe(2);
+    expect(await count("SELECT count(*) AS n FROM $s.audit_leaves", schema)).toBe(201);
+    expect(await count("SELECT max(seq) + 1 AS n FROM $s.audit_leaves", schema)).toBe(201);
+    expect(
+      await count(
+        "SELECT count(*) AS n FROM $s.events e JOIN $s.audit_leaves l ON l.event_id = e.id",
+        schema,
+      ),
+    ).toBe(201);
+    await store.close();
   });
 });

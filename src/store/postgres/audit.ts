@@ -1,45 +1,40 @@
 import type pg from "pg";
-import { encodeLeaf, leafFieldsOf, type StoredEventForLeaf } from "../../audit/leaf.ts";
+import {
+  encodeLeaf,
+  LEAF_VERSION,
+  leafFieldsOf,
+  type StoredEventForLeaf,
+} from "../../audit/leaf.ts";
 import { LEAF_PREFIX, type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
 import { type LeafJoinRow, leafRecordOf } from "../audit-rows.ts";
 import type { AuditStore, StoredTreeHead } from "../audit-types.ts";
 import { withRetry } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
-import { inlineSql } from "./simple-query.ts";
-
-/** A new event to append to the audit log: its id and the fields its leaf commits to. */
-export interface NewAuditLeaf {
-  readonly eventId: string;
-  readonly event: StoredEventForLeaf;
-}
 
 /** A leaf's encoding has its version byte, then its sequence number (8 bytes), then the rest. */
 const seqEnd = 9;
 
 /**
- * The SQL that appends new events to the audit log, in the given order, as plain text (no
- * parameters) so that the accept transaction sends it and its COMMIT in one message: the tree row
- * is locked FOR UPDATE inside hookinbox_audit_append (migration 011) and released by that COMMIT,
- * with no trip through the gateway's event loop in between. Concurrent accepts in every gateway
- * process so append one after another in commit order: one tree, no gaps, no forks. The
- * digests of bodies and headers are made here, before the lock; the function numbers, hashes
- * and links the leaves. Null when there is nothing to append.
+ * What hookinbox_audit_append (migration 011) takes for the given events, as two parameters of
+ * the accept statement that calls it (postgres/accept.ts): per event, its leaf's encoding after
+ * the sequence number (`rests`, in the events' order), and once the bytes before it (`prefix`:
+ * the RFC 6962 leaf prefix 0x00 and the encoding's version byte). The function numbers, hashes
+ * and links the leaves under the tree row's lock; the digests of bodies and headers are made
+ * here, in the gateway, before that lock is taken.
  *
  * @example
  * ```ts
- * const sql = auditAppendSql(t, [{ eventId, event: { source, dedupKey, receivedAt, body, headers } }]);
- * if (sql) await client.query(`${sql}; COMMIT`);
+ * const [prefix, rests] = auditLeafValues([{ source, dedupKey, receivedAt, body, headers }]);
  * ```
  */
-export function auditAppendSql(t: SchemaNames, leaves: readonly NewAuditLeaf[]): string | null {
-  if (leaves.length === 0) return null;
-  const encoded = leaves.map((leaf) => encodeLeaf(leafFieldsOf(0, leaf.event)));
-  const prefix = Buffer.concat([LEAF_PREFIX, (encoded[0] as Buffer).subarray(0, 1)]);
-  return inlineSql(`SELECT ${t.hookinbox_audit_append}($1::text[], $2::bytea, $3::bytea[])`, [
-    leaves.map((l) => l.eventId),
-    prefix,
+export function auditLeafValues(
+  events: readonly StoredEventForLeaf[],
+): [prefix: Buffer, rests: Buffer[]] {
+  const encoded = events.map((event) => encodeLeaf(leafFieldsOf(0, event)));
+  return [
+    Buffer.concat([LEAF_PREFIX, Buffer.from([LEAF_VERSION])]),
     encoded.map((e) => e.subarray(seqEnd)),
-  ]);
+  ];
 }
 
 interface HeadRow {

@@ -257,9 +257,7 @@ export async function withClient<T>(
 
 /**
  * Runs `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws), see
- * `withClient`. `lastSql`, given the result, may name one last parameterless statement to send
- * in the same message as the COMMIT: locks it takes are held inside PostgreSQL only, never
- * across a trip through this process's event loop.
+ * `withClient`.
  *
  * @example
  * ```ts
@@ -269,13 +267,11 @@ export async function withClient<T>(
 export async function withTransaction<T>(
   pool: pg.Pool,
   work: (client: pg.PoolClient) => Promise<T>,
-  lastSql?: (result: T) => string | null,
 ): Promise<T> {
   return withClient(pool, async (client) => {
     await client.query("BEGIN");
     const result = await work(client);
-    const last = lastSql?.(result);
-    await client.query(last ? `${last}; COMMIT` : "COMMIT");
+    await client.query("COMMIT");
     return result;
   });
 }

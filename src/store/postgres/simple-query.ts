@@ -1,17 +1,10 @@
 import pg from "pg";
 
-/** A value `inlineSql` can write as an SQL literal (bytes as `bytea`). */
-export type InlineValue =
-  | string
-  | number
-  | boolean
-  | null
-  | Uint8Array
-  | readonly (string | number | Uint8Array)[];
+/** A value `inlineSql` can write as an SQL literal. */
+export type InlineValue = string | number | boolean | null | readonly (string | number)[];
 
 const literal = (value: InlineValue): string => {
   if (value === null) return "NULL";
-  if (value instanceof Uint8Array) return `decode('${Buffer.from(value).toString("hex")}', 'hex')`;
   if (typeof value === "boolean") return value ? "true" : "false";
   if (typeof value === "number") {
     // Only integers reach the queue's SQL (times in ms, attempts); anything else is a bug here,
@@ -27,7 +20,7 @@ const literal = (value: InlineValue): string => {
 /**
  * Writes `$1`, `$2`, … of one of hookinbox's own statements as literals, for the simple-query
  * protocol (which binds no parameters): strings through pg's `escapeLiteral`, numbers only as
- * safe integers, bytes as hex `decode(…)`, arrays as `ARRAY[…]` (the statement's own casts give their type). The statement
+ * safe integers, arrays as `ARRAY[…]` (the statement's own casts give their type). The statement
  * text must be hookinbox's: a `$n` inside a string literal or a dollar-quoted body would be
  * replaced too.
  *
