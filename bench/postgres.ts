@@ -1,4 +1,4 @@
-// npm run bench:postgres [-- --write-docs] [-- --profile] [-- --ingest-only]
+// npm run bench:postgres [-- --write-docs] [-- --profile] [-- --ingest-only | --queue-only]
 //
 // hookinbox on PostgreSQL against its baselines, in one run, on the same PostgreSQL server
 // (DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres). Every scenario gets a fresh
@@ -441,13 +441,16 @@ async function profileRun(): Promise<void> {
 async function main(): Promise<void> {
   const started = performance.now();
   if (args.has("--profile")) return profileRun();
-  const ingests = [
-    await ingest("bare node:http", "bare"),
-    await ingest("hookinbox (PostgreSQL)", "hookinbox"),
-    await ingest("hookinbox (PostgreSQL), audit log off", "hookinbox", false, {
-      audit: { enabled: false },
-    }),
-  ];
+  // --queue-only: the burn-downs and latencies below, without the ingest scenarios.
+  const ingests = args.has("--queue-only")
+    ? []
+    : [
+        await ingest("bare node:http", "bare"),
+        await ingest("hookinbox (PostgreSQL)", "hookinbox"),
+        await ingest("hookinbox (PostgreSQL), audit log off", "hookinbox", false, {
+          audit: { enabled: false },
+        }),
+      ];
   const [, auditOn, auditOff] = ingests;
   if (auditOn && auditOff) {
     console.log(
@@ -467,10 +470,7 @@ async function main(): Promise<void> {
   const lines = [
     ...facts.map((l) => `- ${l}`),
     "",
-    "Ingest:",
-    "",
-    ...ingestTable(ingests, FIXED_RATE),
-    "",
+    ...(ingests.length > 0 ? ["Ingest:", "", ...ingestTable(ingests, FIXED_RATE), ""] : []),
     "Burn-down:",
     "",
     ...burnTable(burns),
@@ -488,7 +488,7 @@ async function main(): Promise<void> {
     burns.some((b) => !b.pass) ||
     latencies.some((l) => !l.pass);
   if (failed) process.exitCode = 1;
-  if (args.has("--write-docs") && !args.has("--ingest-only")) {
+  if (args.has("--write-docs") && !args.has("--ingest-only") && !args.has("--queue-only")) {
     const disturbed =
       [
         ...ingests.map((r) => r.background),
