@@ -69,6 +69,7 @@ export async function runDelivery(
     attempt: delivery.attempt,
     now: now(),
     orderingKey: delivery.orderingKey,
+    eventId: delivery.eventId,
   });
   const handler = context.handlers.get(delivery.target);
   const fail = async (
