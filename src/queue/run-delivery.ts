@@ -25,6 +25,11 @@ export interface RunContext {
   }) => void;
   /** The alert recorded with a held effect (see createHandlerContext). */
   readonly heldAlert?: (name: string, delivery: ClaimedDelivery) => AlertRecord | undefined;
+  /**
+   * The handler returned and only recording "done" is left (no handler transaction): the worker
+   * may give the slot to the next delivery while that completion commits.
+   */
+  readonly handlerReturned?: (delivery: ClaimedDelivery) => void;
 }
 
 /** An error's name and message, and the driver's code when it has one (`SQLITE_ERROR`, `42P01`). */
@@ -158,7 +163,10 @@ export async function runDelivery(
         );
         return "abandoned";
       }
-      if (!state.completed) await store.completeDelivery(input());
+      if (!state.completed) {
+        context.handlerReturned?.(delivery);
+        await store.completeDelivery(input());
+      }
       log.info({ outcome: "done", ms: Math.round(performance.now() - started) }, "delivery");
       return "done";
     } catch (error) {
