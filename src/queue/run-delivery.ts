@@ -216,13 +216,16 @@ async function runWithTimeout(
   attempt: AbortController,
   timeoutMs: number,
 ): Promise<"settled" | "abandoned"> {
-  const timeoutError = hookinboxError("HOOKINBOX_HANDLER_TIMEOUT", `after ${timeoutMs} ms`);
+  // Made when the timeout fires, not per attempt: an error's stack trace costs more than a no-op
+  // handler (bench:postgres --profile).
+  let timeoutError: Error | undefined;
   let grace: NodeJS.Timeout | undefined;
   let abandon: () => void = () => undefined;
   const abandoned = new Promise<"abandoned">((resolve) => {
     abandon = () => resolve("abandoned");
   });
   const timer = setTimeout(() => {
+    timeoutError = hookinboxError("HOOKINBOX_HANDLER_TIMEOUT", `after ${timeoutMs} ms`);
     attempt.abort(timeoutError);
     grace = setTimeout(abandon, abandonGraceMs(timeoutMs));
   }, timeoutMs);
@@ -233,7 +236,9 @@ async function runWithTimeout(
         // A handler that still finishes within the grace did its work: it is done.
         () => "settled" as const,
         (error: unknown) => {
-          throw attempt.signal.reason === timeoutError ? timeoutError : error;
+          throw timeoutError !== undefined && attempt.signal.reason === timeoutError
+            ? timeoutError
+            : error;
         },
       );
     settled.catch(() => undefined);
