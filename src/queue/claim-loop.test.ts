@@ -90,10 +90,11 @@ describe("claim loop prefetch", () => {
 
     end("dlv_1");
     await new Promise((resolve) => setTimeout(resolve, 20));
-    // One free slot + 20 ahead: dlv_3 starts, dlv_4…dlv_23 wait.
-    expect(fake.asked).toEqual([2, 21]);
+    // One free slot + 4 ahead (twice the last claim's 2, under the 20 measured), then 6 more to
+    // top the queue up to 10 (twice the last claim's 5): dlv_3 starts, dlv_4…dlv_13 wait.
+    expect(fake.asked).toEqual([2, 5, 6]);
     expect(started).toEqual(["dlv_1", "dlv_2", "dlv_3"]);
-    expect(queued.size).toBe(20);
+    expect(queued.size).toBe(10);
 
     // The heartbeat found dlv_4's lease gone: it is skipped, never started nor handed back.
     queued.get("dlv_4")?.abort.abort(new Error("lease lost"));
@@ -101,7 +102,7 @@ describe("claim loop prefetch", () => {
     expect(started).toEqual(["dlv_1", "dlv_2", "dlv_3", "dlv_5"]);
 
     await loop.stop();
-    expect(fake.released).toEqual(Array.from({ length: 18 }, (_, i) => `dlv_${i + 6}`));
+    expect(fake.released).toEqual(Array.from({ length: 8 }, (_, i) => `dlv_${i + 6}`));
     expect(queued.size).toBe(0);
   });
 

@@ -84,7 +84,8 @@ export function prefetchSize(concurrency: number, msPerDelivery: number, shortes
  * Starts a worker's claim loop. A pass claims for every free slot (at most `concurrency` in
  * flight) until a claim comes back short, then asks the store for the next due time and waits
  * until then (at most `pollIntervalMs`). When handlers are fast, a claim also takes what the
- * slots would start soon (prefetchSize) and keeps it in `queued`: one claim's round trips and
+ * slots would start soon (prefetchSize; at most twice what the last claim got, or `concurrency`,
+ * so sparse work keeps claims small) and keeps it in `queued`: one claim's round trips and
  * commit serve many deliveries. A queued delivery whose lease was lost, or whose lease as claimed
  * has run out, is not started (the latter is handed back). Every wake is counted: a pass that saw the count change
  * while it asked for the due time cannot call the worker idle, since a delivery that ended
@@ -105,6 +106,8 @@ export function startClaimLoop(options: ClaimLoopOptions): ClaimLoop {
   let msPerDelivery = 0;
   /** Claimed, not started, in claim order. */
   let waitingIds: string[] = [];
+  /** How many the last claim leased: a claim asks ahead for at most twice that (or `concurrency`). */
+  let lastLeased = 0;
   let mode: ClaimLoopMode = "starting";
   let current: Promise<void> | null = null;
   let again = false;
@@ -150,7 +153,13 @@ export function startClaimLoop(options: ClaimLoopOptions): ClaimLoop {
     while (mode === "claiming") {
       const free = concurrency - inFlight.size;
       // Flow control decides per claim what may run now: nothing is claimed ahead for it.
-      const ahead = options.admit ? 0 : prefetchSize(concurrency, msPerDelivery, shortestLeaseMs);
+      // Sparse work (an idle worker woken per event) gets small claims; a backlog doubles them.
+      const ahead = options.admit
+        ? 0
+        : Math.min(
+            prefetchSize(concurrency, msPerDelivery, shortestLeaseMs),
+            Math.max(concurrency, 2 * lastLeased),
+          );
       const want = Math.max(0, free) + ahead - waitingIds.length;
       if ((free <= 0 && waitingIds.length * 2 > ahead) || want <= 0) return;
       const claimed = await store.claimDeliveries({
@@ -160,6 +169,7 @@ export function startClaimLoop(options: ClaimLoopOptions): ClaimLoop {
         targetLeaseMs: leases.targetLeaseMs,
         now: now(),
       });
+      lastLeased = claimed.length;
       if (mode !== "claiming") {
         // Claimed while stop() began: put back what will not be started, uncounted.
         await release(claimed.map((d) => d.id));
