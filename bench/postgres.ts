@@ -1,4 +1,5 @@
 // npm run bench:postgres [-- --write-docs] [-- --profile] [-- --ingest-only] [-- --scale-out]
+//   [-- --queue-only]
 //
 // hookinbox on PostgreSQL against its baselines, in one run, on the same PostgreSQL server
 // (DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres). Every scenario gets a fresh
@@ -28,7 +29,8 @@
 // --profile: instead of the above, one hookinbox burn-down (keys on) with the V8 CPU profiler in
 // the worker process and PostgreSQL's per-function timing (track_functions on that database only),
 // EXPLAIN ANALYZE of the claim's inner queries mid-run, then the gateway under --cpu-prof.
-// --ingest-only: only the ingest table; --scale-out: only the scale-out table; both: both.
+// --ingest-only, --scale-out, --queue-only (burn-downs and latencies): only those parts, any of them
+// together.
 // --write-docs writes only after a whole run.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -544,10 +546,12 @@ async function profileRun(): Promise<void> {
 async function main(): Promise<void> {
   const started = performance.now();
   if (args.has("--profile")) return profileRun();
-  // --ingest-only: the ingest table alone; --scale-out: the scale-out table alone; both: both.
-  const only = args.has("--ingest-only") || args.has("--scale-out");
+  // --ingest-only, --scale-out, --queue-only: only those parts (any of them together); none: all.
+  const parts = ["--ingest-only", "--scale-out", "--queue-only"].filter((flag) => args.has(flag));
+  const only = parts.length > 0;
+  const runs = (flag: string) => !only || parts.includes(flag);
   const ingests: IngestResult[] = [];
-  if (!only || args.has("--ingest-only")) {
+  if (runs("--ingest-only")) {
     ingests.push(
       await ingest("bare node:http", "bare"),
       await ingest("durable stub (PostgreSQL, least a durable gateway does)", "stub"),
@@ -562,17 +566,16 @@ async function main(): Promise<void> {
     );
   }
   const scales: ScaleResult[] = [];
-  if (!only || args.has("--scale-out"))
-    for (const gateways of SCALE_OUT) scales.push(await scaleOut(gateways));
+  if (runs("--scale-out")) for (const gateways of SCALE_OUT) scales.push(await scaleOut(gateways));
   const burns: BurnResult[] = [];
-  for (const keys of only ? [] : [0, KEYS]) {
+  for (const keys of runs("--queue-only") ? [0, KEYS] : []) {
     burns.push(await burnDown("hookinbox", "hookinbox", keys));
     burns.push(await burnDown("graphile-worker", "default", keys));
     burns.push(await burnDown("graphile-worker", "fast", keys));
   }
-  const latencies = only
-    ? []
-    : [await latency("hookinbox"), await latency("default"), await latency("fast")];
+  const latencies = runs("--queue-only")
+    ? [await latency("hookinbox"), await latency("default"), await latency("fast")]
+    : [];
   const section = (title: string, ran: boolean, table: () => string[]) =>
     ran ? ["", `${title}:`, "", ...table()] : [];
   const lines = [

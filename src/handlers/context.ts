@@ -47,6 +47,7 @@ export function createHandlerContext(options: {
     attempt: delivery.attempt,
     now: now(),
     orderingKey: delivery.orderingKey,
+    eventId: delivery.eventId,
   });
   const ctx: HandlerContext = {
     signal: options.signal,

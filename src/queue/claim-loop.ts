@@ -22,7 +22,14 @@ export interface ClaimLoopOptions {
   readonly pollIntervalMs: number;
   readonly now: () => number;
   readonly inFlight: InFlight;
-  /** Runs one claimed delivery (it is in `inFlight` until it ends, then calls `wake`). */
+  /**
+   * Claimed deliveries waiting for a free slot (prefetched): their leases are kept like running
+   * ones (leases.ts); a lost one's `abort` is aborted and it is not started.
+   */
+  readonly queued: InFlight;
+  /** Deliveries whose handler returned, their "done" still being recorded: not idle until none. */
+  readonly finishing: InFlight;
+  /** Runs one claimed delivery (it is in `inFlight` until it ends, then calls `ended`). */
   readonly run: (delivery: ClaimedDelivery) => void;
   /** Flow control (destinations): which claimed deliveries may run now; the rest were deferred. */
   readonly admit?: (claimed: ClaimedDelivery[]) => Promise<ClaimedDelivery[]>;
@@ -40,16 +47,47 @@ export interface ClaimLoop {
    * rescue): a pass starts on the next turn, coalesced with other wakes of the same turn.
    */
   wake(): void;
+  /**
+   * A delivery started by `run` ended after `ms` (start to freed slot): its slot is free, and
+   * the time sizes the prefetch. Wakes like `wake`.
+   */
+  ended(ms: number): void;
   /** Resolves at the end of a pass that found nothing in flight and nothing due, and saw no wake. */
   idle(): Promise<void>;
   /** No pass starts again; resolves once the pass under way (if any) has ended. */
   stop(): Promise<void>;
 }
 
+/** How far ahead of its free slots a worker claims: what its slots would start in this long. */
+export const PREFETCH_HORIZON_MS = 100;
+/** The most deliveries a worker holds claimed but not started. */
+export const MAX_PREFETCH = 250;
+
+/**
+ * How many deliveries to claim beyond the free slots: as many as `concurrency` slots would start
+ * within PREFETCH_HORIZON_MS (and within a tenth of the shortest lease) at the measured time per
+ * delivery, at most MAX_PREFETCH. None before a delivery has ended (nothing measured yet).
+ *
+ * @example
+ * ```ts
+ * prefetchSize(10, 4, 30_000); // 250: no-op handlers, 4 ms from start to freed slot
+ * prefetchSize(10, 2_000, 30_000); // 0: slow handlers claim one per free slot
+ * ```
+ */
+export function prefetchSize(concurrency: number, msPerDelivery: number, shortestLeaseMs: number) {
+  if (!(msPerDelivery > 0)) return 0;
+  const horizon = Math.min(PREFETCH_HORIZON_MS, shortestLeaseMs / 10);
+  return Math.min(MAX_PREFETCH, Math.floor((concurrency * horizon) / msPerDelivery));
+}
+
 /**
  * Starts a worker's claim loop. A pass claims for every free slot (at most `concurrency` in
  * flight) until a claim comes back short, then asks the store for the next due time and waits
- * until then (at most `pollIntervalMs`). Every wake is counted: a pass that saw the count change
+ * until then (at most `pollIntervalMs`). When handlers are fast, a claim also takes what the
+ * slots would start soon (prefetchSize; at most twice what the last claim got, or `concurrency`,
+ * so sparse work keeps claims small) and keeps it in `queued`: one claim's round trips and
+ * commit serve many deliveries. A queued delivery whose lease was lost, or whose lease as claimed
+ * has run out, is not started (the latter is handed back). Every wake is counted: a pass that saw the count change
  * while it asked for the due time cannot call the worker idle, since a delivery that ended
  * meanwhile may have made work due that the answer does not show (see worker-idle.test.ts).
  *
@@ -62,7 +100,14 @@ export interface ClaimLoop {
  * ```
  */
 export function startClaimLoop(options: ClaimLoopOptions): ClaimLoop {
-  const { store, workerId, concurrency, leases, now, inFlight, log } = options;
+  const { store, workerId, concurrency, leases, now, inFlight, queued, finishing, log } = options;
+  const shortestLeaseMs = Math.min(leases.defaultMs, ...Object.values(leases.targetLeaseMs));
+  /** Moving average of start → freed slot, ms (0: nothing ended yet). */
+  let msPerDelivery = 0;
+  /** Claimed, not started, in claim order. */
+  let waitingIds: string[] = [];
+  /** How many the last claim leased: a claim asks ahead for at most twice that (or `concurrency`). */
+  let lastLeased = 0;
   let mode: ClaimLoopMode = "starting";
   let current: Promise<void> | null = null;
   let again = false;
@@ -71,29 +116,72 @@ export function startClaimLoop(options: ClaimLoopOptions): ClaimLoop {
   let wakeQueued = false;
   let idleWaiters: Array<() => void> = [];
 
-  /** Claims for free slots until a claim comes back short or flow control deferred some. */
+  /** Puts back claimed deliveries that will not be started, uncounted. */
+  const release = async (ids: string[]) => {
+    if (ids.length > 0) await store.releaseDeliveries(workerId, ids, now());
+  };
+  /** Queued deliveries whose lease as claimed ran out before a slot freed: handed back next pass. */
+  const expired: string[] = [];
+
+  /** Starts queued deliveries while slots are free (also between passes, as slots free up). */
+  const startQueued = () => {
+    while (mode !== "stopped" && inFlight.size < concurrency && waitingIds.length > 0) {
+      const id = waitingIds.shift() as string;
+      const entry = queued.get(id);
+      queued.delete(id);
+      if (!entry || entry.abort.signal.aborted) continue;
+      if (Number(entry.delivery.leaseExpiresAt) <= now()) expired.push(id);
+      else options.run(entry.delivery);
+    }
+  };
+
+  /** Puts back every queued delivery and every expired one (stop). */
+  const releaseQueued = async () => {
+    const ids = waitingIds.filter((id) => queued.get(id)?.abort.signal.aborted === false);
+    for (const id of waitingIds) queued.delete(id);
+    waitingIds = [];
+    await release([...expired.splice(0), ...ids]);
+  };
+
+  /**
+   * Claims for free slots until a claim comes back short or flow control deferred some; with a
+   * prefetch, also tops the queue up once it is down to half.
+   */
   const claimFree = async () => {
-    while (mode === "claiming" && inFlight.size < concurrency) {
+    startQueued();
+    await release(expired.splice(0));
+    while (mode === "claiming") {
       const free = concurrency - inFlight.size;
+      // Flow control decides per claim what may run now: nothing is claimed ahead for it.
+      // Sparse work (an idle worker woken per event) gets small claims; a backlog doubles them.
+      const ahead = options.admit
+        ? 0
+        : Math.min(
+            prefetchSize(concurrency, msPerDelivery, shortestLeaseMs),
+            Math.max(concurrency, 2 * lastLeased),
+          );
+      const want = Math.max(0, free) + ahead - waitingIds.length;
+      if ((free <= 0 && waitingIds.length * 2 > ahead) || want <= 0) return;
       const claimed = await store.claimDeliveries({
         workerId,
-        limit: free,
+        limit: want,
         leaseMs: leases.defaultMs,
         targetLeaseMs: leases.targetLeaseMs,
         now: now(),
       });
+      lastLeased = claimed.length;
       if (mode !== "claiming") {
         // Claimed while stop() began: put back what will not be started, uncounted.
-        await store.releaseDeliveries(
-          workerId,
-          claimed.map((d) => d.id),
-          now(),
-        );
+        await release(claimed.map((d) => d.id));
         return;
       }
       const runnable = options.admit ? await options.admit(claimed) : claimed;
-      for (const delivery of runnable) options.run(delivery);
-      if (claimed.length < free || runnable.length < claimed.length) return;
+      for (const delivery of runnable) {
+        queued.add({ delivery, abort: new AbortController(), leaseMs: leases.of(delivery.target) });
+        waitingIds.push(delivery.id);
+      }
+      startQueued();
+      if (claimed.length < want || runnable.length < claimed.length) return;
     }
   };
 
@@ -108,7 +196,11 @@ export function startClaimLoop(options: ClaimLoopOptions): ClaimLoop {
       const seen = wakes;
       const due = await store.nextDueAt();
       if (wakes !== seen) again = true;
-      else if (inFlight.size === 0 && (due === null || due > now()))
+      else if (
+        inFlight.size + finishing.size === 0 &&
+        waitingIds.length === 0 &&
+        (due === null || due > now())
+      )
         for (const resolve of idleWaiters.splice(0)) resolve();
       return due === null ? options.pollIntervalMs : due - now();
     } catch (error) {
@@ -160,6 +252,12 @@ export function startClaimLoop(options: ClaimLoopOptions): ClaimLoop {
       wakes++;
       nextTurn();
     },
+    ended(ms) {
+      msPerDelivery = msPerDelivery === 0 ? ms : msPerDelivery * 0.9 + ms * 0.1;
+      startQueued();
+      wakes++;
+      nextTurn();
+    },
     idle: () =>
       new Promise<void>((resolve) => {
         idleWaiters.push(resolve);
@@ -170,6 +268,7 @@ export function startClaimLoop(options: ClaimLoopOptions): ClaimLoop {
       clearTimeout(timer);
       idleWaiters = [];
       await current;
+      await releaseQueued();
     },
   };
 }

@@ -54,6 +54,8 @@ export interface LeaseKeepingOptions {
   readonly workerId: string;
   readonly plan: LeasePlan;
   readonly inFlight: InFlight;
+  /** Deliveries held but not running: claimed and not started yet, or whose "done" is being recorded. */
+  readonly alsoHeld?: readonly InFlight[];
   readonly now: () => number;
   readonly log: Logger;
   readonly metrics?: WorkerMetrics;
@@ -62,8 +64,9 @@ export interface LeaseKeepingOptions {
 }
 
 /**
- * Keeps leases: a heartbeat extends each running delivery by its own lease (one statement per
- * lease length) and aborts the handler of one the worker no longer holds; a rescue sweep returns
+ * Keeps leases: a heartbeat extends each running (and queued) delivery by its own lease (one
+ * statement per lease length) and aborts the signal of one the worker no longer holds (a running
+ * handler's; a queued delivery's, so it is never started; a finishing one's, harmlessly); a rescue sweep returns
  * deliveries whose lease expired (a crashed worker anywhere) to pending, once at start and then
  * every `rescueEveryMs`.
  *
@@ -75,15 +78,17 @@ export interface LeaseKeepingOptions {
  */
 export function keepLeases(options: LeaseKeepingOptions): { stop(): void } {
   const { store, workerId, plan, inFlight, now, log, metrics } = options;
+  const held = [inFlight, ...(options.alsoHeld ?? [])];
 
   const heartbeat = async () => {
     const byLease = new Map<number, string[]>();
-    for (const { delivery, leaseMs } of inFlight.values())
-      byLease.set(leaseMs, [...(byLease.get(leaseMs) ?? []), delivery.id]);
+    for (const entries of held)
+      for (const { delivery, leaseMs } of entries.values())
+        byLease.set(leaseMs, [...(byLease.get(leaseMs) ?? []), delivery.id]);
     for (const [leaseMs, ids] of byLease) {
       const kept = new Set(await store.extendLeases(workerId, ids, now() + leaseMs));
       for (const lost of ids) {
-        const entry = inFlight.get(lost);
+        const entry = held.map((entries) => entries.get(lost)).find((e) => e !== undefined);
         if (entry && !kept.has(lost)) {
           log.warn({ deliveryId: lost }, "lease lost; aborting the handler's signal");
           entry.abort.abort(new Error("lease lost"));
@@ -92,7 +97,7 @@ export function keepLeases(options: LeaseKeepingOptions): { stop(): void } {
     }
   };
   const heartbeatTimer = setInterval(() => {
-    if (inFlight.size === 0) return;
+    if (held.every((entries) => entries.size === 0)) return;
     heartbeat().catch((error: unknown) => {
       metrics?.storeError("heartbeat");
       log.error({ err: (error as Error).message }, "lease heartbeat failed");

@@ -78,6 +78,19 @@ export function startWorker(options: WorkerOptions): Worker {
   const forwarder = options.forwarder?.(id);
   const leases = leasePlan(options.leaseMs, options.handlers, forwarder?.leases);
   const inFlight = createInFlight();
+  const queued = createInFlight();
+  // Handlers that returned, whose "done" is being recorded (batched): their slots are free, their
+  // leases still kept, and idle() and stop() wait for them. At most `maxFinishing` at once.
+  const finishing = createInFlight();
+  const maxFinishing = options.concurrency * 10;
+  const started = new Map<string, number>();
+  const freeSlot = (deliveryId: string) => {
+    const entry = inFlight.get(deliveryId);
+    if (!entry) return;
+    inFlight.delete(deliveryId);
+    loop.ended(performance.now() - (started.get(deliveryId) ?? performance.now()));
+    return entry;
+  };
   const counts: Record<RunOutcome, number> = {
     done: 0,
     stale: 0,
@@ -106,14 +119,20 @@ export function startWorker(options: WorkerOptions): Worker {
     logger: log,
     onEffectHeld: alerts.effectHeld,
     heldAlert: alerts.heldAlert,
+    handlerReturned: (delivery: ClaimedDelivery) => {
+      if (finishing.size >= maxFinishing) return;
+      const entry = freeSlot(delivery.id);
+      if (entry) finishing.add(entry);
+    },
   };
 
   const run = (delivery: ClaimedDelivery) => {
     const abort = new AbortController();
     const forwarding = forwarder?.has(delivery.target) === true;
     inFlight.add({ delivery, abort, leaseMs: leases.of(delivery.target) });
-    const started = performance.now();
-    const seconds = () => (performance.now() - started) / 1000;
+    const startedAt = performance.now();
+    started.set(delivery.id, startedAt);
+    const seconds = () => (performance.now() - startedAt) / 1000;
     metrics?.attemptStarted(delivery.target);
     (forwarding
       ? forwarder!.run(delivery, abort.signal)
@@ -135,8 +154,11 @@ export function startWorker(options: WorkerOptions): Worker {
         },
       )
       .finally(() => {
-        inFlight.delete(delivery.id);
-        loop.wake();
+        if (finishing.get(delivery.id)) {
+          finishing.delete(delivery.id);
+          loop.wake();
+        } else freeSlot(delivery.id);
+        started.delete(delivery.id);
       });
   };
 
@@ -148,6 +170,8 @@ export function startWorker(options: WorkerOptions): Worker {
     pollIntervalMs: options.pollIntervalMs,
     now,
     inFlight,
+    queued,
+    finishing,
     run,
     ...(forwarder ? { admit: (claimed: ClaimedDelivery[]) => forwarder.admit(claimed) } : {}),
     log,
@@ -164,6 +188,7 @@ export function startWorker(options: WorkerOptions): Worker {
       workerId: id,
       plan: leases,
       inFlight,
+      alsoHeld: [queued, finishing],
       now,
       log,
       ...(metrics ? { metrics } : {}),
@@ -198,6 +223,7 @@ export function startWorker(options: WorkerOptions): Worker {
         );
         for (const entry of inFlight.values()) entry.abort.abort(new Error("worker shutting down"));
       }
+      await finishing.settled(timeoutMs);
       keeping?.stop();
       await forwarder?.close().catch(() => undefined);
       mode = "stopped";

@@ -98,6 +98,11 @@ export interface CompleteInput {
    * without a key in one statement and skips the key-lock step (a wrong hint only costs a step).
    */
   readonly orderingKey?: string | null;
+  /**
+   * The delivery's event as claimed (a delivery never changes event), when the caller knows it:
+   * PostgreSQL then refreshes the event's status in its own day partition only, not in each.
+   */
+  readonly eventId?: string;
 }
 
 export interface FailInput extends CompleteInput {

@@ -200,7 +200,7 @@ export function createPool(
 /**
  * A client that sends every statement unnamed: behind a transaction-mode pooler, consecutive
  * transactions of one client land on different server connections, where a named statement
- * prepared on another would be missing. hookinbox's SQL keeps its names (`hookinbox_claim_lock`) for
+ * prepared on another would be missing. hookinbox's SQL keeps its names (`hookinbox_complete_unkeyed_1`) for
  * direct connections; this drops them, and the user's `tx.query` is unnamed too.
  */
 class UnnamedStatementClient extends pg.Client {
@@ -217,6 +217,19 @@ class UnnamedStatementClient extends pg.Client {
     }
     return (super.query as (...args: unknown[]) => unknown)(config, ...rest);
   }
+}
+
+/**
+ * Whether statements prepared on `client` stay there for its next transactions: a direct
+ * connection, not one behind a transaction-mode pooler (`?pgbouncer=true`).
+ *
+ * @example
+ * ```ts
+ * if (keepsPrepared(client)) await client.query("PREPARE hookinbox_x(int) AS SELECT $1");
+ * ```
+ */
+export function keepsPrepared(client: pg.ClientBase): boolean {
+  return !(client instanceof UnnamedStatementClient);
 }
 
 /**

@@ -13,16 +13,17 @@ const literal = (value: InlineValue): string => {
     return String(value);
   }
   if (typeof value === "string") return pg.escapeLiteral(value);
-  if (value.length === 0) throw new TypeError("an empty array has no element type to write");
+  // Untyped: the statement's cast (or a prepared statement's parameter type) gives the type.
+  if (value.length === 0) return "'{}'";
   return `ARRAY[${value.map(literal).join(", ")}]`;
 };
 
 /**
  * Writes `$1`, `$2`, … of one of hookinbox's own statements as literals, for the simple-query
  * protocol (which binds no parameters): strings through pg's `escapeLiteral`, numbers only as
- * safe integers, arrays as `ARRAY[…]` (the statement's own casts give their type). The statement
- * text must be hookinbox's: a `$n` inside a string literal or a dollar-quoted body would be
- * replaced too.
+ * safe integers, arrays as `ARRAY[…]` and an empty one as `'{}'` (the statement's own casts give
+ * their type). The statement text must be hookinbox's: a `$n` inside a string literal or a
+ * dollar-quoted body would be replaced too.
  *
  * @example
  * ```ts

@@ -1,8 +1,9 @@
 import type pg from "pg";
 import { ulid } from "../../../ids.ts";
 import type { ClaimedDelivery, ClaimInput } from "../../queue-types.ts";
-import { withRetry, withTransaction } from "../connection.ts";
+import { keepsPrepared, withClient, withRetry } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
+import { inlineSql, queryStatements } from "../simple-query.ts";
 import { keyLockId } from "./key-locks.ts";
 
 /**
@@ -64,10 +65,59 @@ const leaseSql = (t: SchemaNames) => `
   ORDER BY l.n`;
 
 /**
+ * The transaction-local setting through which the one-message claim hands the lock step's ids to
+ * the lease step (two statements, as key-locks.ts rule 3 requires, but one round trip).
+ */
+const claimIds = "hookinbox.claim_ids";
+
+/** Statements prepared once per direct connection for the one-message claim, `$1`… typed. */
+const prepareSql = (t: SchemaNames) => [
+  `PREPARE hookinbox_claim_lock_sq(bigint, int) AS
+   SELECT set_config('${claimIds}', coalesce(array_agg(l.id) FILTER (WHERE l.locked), '{}')::text, true)
+   FROM (${lockSql(t)}) l`,
+  `PREPARE hookinbox_claim_lease_sq(text[], text, int, bigint, bigint, text[], bigint[], text[]) AS
+   ${leaseSql(t).replace("$1::text[]", `current_setting('${claimIds}')::text[]`)}`,
+];
+
+/** Direct connections that hold prepareSql's statements. */
+const prepared = new WeakSet<pg.ClientBase>();
+
+/**
+ * The claim in ONE round trip on a direct connection: BEGIN, the lock step (which records the
+ * ids it locked in `claimIds`), the lease step (which reads them) and COMMIT, as one simple-query
+ * message of EXECUTEs of statements prepared once per connection (so nothing is planned again).
+ * Each statement of the message takes its own snapshot, as the key-lock protocol requires. Null
+ * behind a transaction-mode pooler, where a prepared statement does not survive the transaction.
+ */
+async function claimInOneTrip(
+  client: pg.PoolClient,
+  t: SchemaNames,
+  values: readonly [number, number, readonly unknown[]],
+): Promise<Record<string, unknown>[] | null> {
+  if (!keepsPrepared(client)) return null;
+  if (!prepared.has(client)) {
+    await queryStatements(client, prepareSql(t));
+    prepared.add(client);
+  }
+  const [now, window, lease] = values;
+  const results = await queryStatements(client, [
+    "BEGIN",
+    inlineSql("EXECUTE hookinbox_claim_lock_sq($1, $2)", [now, window]),
+    inlineSql(
+      "EXECUTE hookinbox_claim_lease_sq(NULL, $1, $2, $3, $4, $5, $6, $7)",
+      lease as Parameters<typeof inlineSql>[1],
+    ),
+    "COMMIT",
+  ]);
+  return results[2]?.rows ?? [];
+}
+
+/**
  * Leases up to `limit` due deliveries: the head of each ordering key with nothing in flight;
  * deliveries with something ahead are parked as `blocked` (woken when it ends, see key-locks.ts).
  * Each lease lasts its target's own lease (`targetLeaseMs`), else `leaseMs`. One transaction of
- * two statements, the second returning the claimed deliveries with their events.
+ * two statements, the second returning the claimed deliveries with their events: one round trip
+ * on a direct connection (claimInOneTrip), four behind a transaction-mode pooler.
  *
  * @example
  * ```ts
@@ -81,30 +131,33 @@ export async function claimPostgres(
 ): Promise<ClaimedDelivery[]> {
   const now = Math.floor(input.now);
   const leases = Object.entries(input.targetLeaseMs ?? {});
+  // Candidates locked to lease `limit`: room for heads behind other heads (parked), but no more
+  // than 250 beyond a large claim's own (each is a row lock, and a try of its key's lock).
+  const window = Math.max(100, Math.min(input.limit * 4, input.limit + 250));
+  // $2… of leaseSql.
+  const lease = [
+    input.workerId,
+    input.limit,
+    Math.floor(input.leaseMs),
+    now,
+    leases.map(([target]) => target),
+    leases.map(([, ms]) => Math.floor(ms)),
+    Array.from({ length: input.limit }, () => `att_${ulid(now)}`),
+  ];
   const rows = await withRetry(() =>
-    withTransaction(pool, async (client) => {
-      const locked = await client.query({
-        name: "hookinbox_claim_lock",
-        text: lockSql(t),
-        values: [now, Math.max(input.limit * 4, 100)],
-      });
+    withClient(pool, async (client) => {
+      const oneTrip = await claimInOneTrip(client, t, [now, window, lease]);
+      if (oneTrip) return oneTrip;
+      // Behind a transaction-mode pooler: the same two statements, one round trip each.
+      await client.query("BEGIN");
+      const locked = await client.query({ text: lockSql(t), values: [now, window] });
       const ids = locked.rows.filter((r) => r.locked).map((r) => r.id as string);
-      if (ids.length === 0) return [];
-      const leased = await client.query({
-        name: "hookinbox_claim_lease",
-        text: leaseSql(t),
-        values: [
-          ids,
-          input.workerId,
-          input.limit,
-          Math.floor(input.leaseMs),
-          now,
-          leases.map(([target]) => target),
-          leases.map(([, ms]) => Math.floor(ms)),
-          Array.from({ length: input.limit }, () => `att_${ulid(now)}`),
-        ],
-      });
-      return leased.rows;
+      const leased =
+        ids.length === 0
+          ? []
+          : (await client.query({ text: leaseSql(t), values: [ids, ...lease] })).rows;
+      await client.query("COMMIT");
+      return leased;
     }),
   );
   return rows.map((r) => {

@@ -6,12 +6,12 @@ import type { SchemaNames } from "../schema-names.ts";
 import { completeManyPostgres, completePostgres } from "./complete-delivery.ts";
 import { endingKey } from "./end-attempt.ts";
 
-/** The most completions one batch ends (one statement's arrays). */
-const maxBatch = 200;
+/** The most completions one batch ends (one statement's arrays): a prefetching worker's claim. */
+const maxBatch = 500;
 
 /**
- * `completeDelivery` without handler SQL, batched: completions that arrive while the previous
- * batch is in flight end together, in one statement or one round trip (complete-delivery.ts).
+ * `completeDelivery` without handler SQL, batched: completions that arrive while two batches
+ * are in flight end together, in one statement or one round trip (complete-delivery.ts).
  * Each caller learns its own outcome: HOOKINBOX_LEASE_LOST only for a delivery whose lease was
  * lost. When a whole batch fails, each of its deliveries is ended alone, so one bad delivery
  * fails alone.
@@ -38,6 +38,6 @@ export function completeBatchPostgres(
           : { ok: false, error: hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId) },
       );
     }, alone),
-    { maxBatch, maxInFlight: 1 },
+    { maxBatch, maxInFlight: 2 },
   );
 }

@@ -13,9 +13,10 @@ import { refreshEventsSql } from "./refresh-event.ts";
  * key; each key's next head wakes; the events' status follows. Returns `id, worker, attempt` of
  * each attempt it ended. `unkeyedOnly` adds "without an ordering key" to the lease check: that form needs no
  * lock step (no key, no head to wake) and runs alone, outside any explicit transaction; the
- * other form runs after the lock step (end-attempt.ts).
+ * other form runs after the lock step (end-attempt.ts). `hints` > 0: `$6`… (that many, see
+ * eventHints) hold the deliveries' event ids, so the refresh prunes events' day partitions.
  */
-const completeSql = (t: SchemaNames, unkeyedOnly: boolean) => `
+const completeSql = (t: SchemaNames, unkeyedOnly: boolean, hints: number) => `
   WITH ending AS (
     UPDATE ${t.deliveries} d SET status = $5::text, lease_owner = NULL, lease_expires_at = NULL,
            last_error = NULL, completed_at = i.now, updated_at = i.now
@@ -36,9 +37,22 @@ const completeSql = (t: SchemaNames, unkeyedOnly: boolean) => `
   ), woken AS (
     ${wakeNextHeadSql(t, { from: "ending e", target: "e.target", key: "e.ordering_key", endingId: "e.id", now: "e.now" })}
   ), refreshed AS (
-    ${refreshEventsSql(t, "ARRAY(SELECT DISTINCT event_id FROM ending)", { ids: "ARRAY(SELECT id FROM ending)", status: "$5::text" })}
+    ${refreshEventsSql(t, "ARRAY(SELECT DISTINCT event_id FROM ending)", { ids: "ARRAY(SELECT id FROM ending)", status: "$5::text" }, hints > 0 ? `ARRAY[${Array.from({ length: hints }, (_, i) => `$${6 + i}::text`).join(", ")}]` : undefined)}
   )
   SELECT id, worker, attempt FROM ending`;
+
+/**
+ * The event ids of `inputs` as separate values, for `ARRAY[$6, $7, …]`: PostgreSQL prunes
+ * partitions for an array of parameters, not for one array parameter. Padded (with the last id)
+ * to a power of two, so a connection prepares one statement per size class, not per batch size.
+ * None when some input has no event hint.
+ */
+function eventHints(inputs: readonly CompleteInput[]): string[] {
+  const ids = inputs.map((i) => i.eventId);
+  if (ids.length === 0 || ids.some((id) => id === undefined)) return [];
+  const slots = 2 ** Math.ceil(Math.log2(ids.length));
+  return Array.from({ length: slots }, (_, i) => ids[Math.min(i, ids.length - 1)] as string);
+}
 
 /** A key hint of null or unknown: the delivery may have no ordering key. */
 const mayBeUnkeyed = (input: CompleteInput) =>
@@ -64,11 +78,12 @@ export async function completeManyPostgres(
   let ended = new Set<string>();
   let rest = inputs;
   if (inputs.every(mayBeUnkeyed)) {
+    const hints = eventHints(inputs);
     const { rows } = await withRetry(() =>
       pool.query({
-        name: "hookinbox_complete_unkeyed",
-        text: completeSql(t, true),
-        values: [...endingValues(inputs), status],
+        name: `hookinbox_complete_unkeyed_${hints.length}`,
+        text: completeSql(t, true, hints.length),
+        values: [...endingValues(inputs), status, ...hints],
       }),
     );
     ended = new Set(
@@ -77,9 +92,11 @@ export async function completeManyPostgres(
     rest = inputs.filter((i) => !ended.has(endingKey(i)));
   }
   if (rest.length === 0) return ended;
-  const locked = await endAttempts(pool, t, rest, completeSql(t, false), [
+  const hints = eventHints(rest);
+  const locked = await endAttempts(pool, t, rest, completeSql(t, false, hints.length), [
     ...endingValues(rest),
     status,
+    ...hints,
   ]);
   for (const id of locked.ended) ended.add(id);
   return ended;
@@ -108,6 +125,8 @@ export async function completePostgres<T>(
       throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);
     return undefined;
   }
-  const values = [...endingValues([input]), status];
-  return (await endAttempts(pool, t, [input], completeSql(t, false), values, work)).result;
+  const hints = eventHints([input]);
+  const values = [...endingValues([input]), status, ...hints];
+  return (await endAttempts(pool, t, [input], completeSql(t, false, hints.length), values, work))
+    .result;
 }

@@ -8,7 +8,9 @@ import type { SchemaNames } from "../schema-names.ts";
  * `events` is an SQL expression of a text[] of event ids. `changed`, when given, names the
  * deliveries (`ids`, a text[] expression) that the same statement moves to one new status (their
  * change is not visible to the statement's other parts): that status (an SQL expression) is used
- * instead of the stored one.
+ * instead of the stored one. `pruneTo`, when given, is a text[] of parameters or literals that
+ * holds every event of `events`: PostgreSQL then touches only their day partitions (it prunes
+ * for known values only, not for a subquery's).
  *
  * @example
  * ```ts
@@ -20,6 +22,7 @@ export function refreshEventsSql(
   t: SchemaNames,
   events: string,
   changed?: { readonly ids: string; readonly status: string },
+  pruneTo?: string,
 ): string {
   const status = (alias: string) =>
     changed
@@ -33,5 +36,5 @@ export function refreshEventsSql(
                                    AND r.target = d.target AND r.id > d.id
                                    AND ${status("r")} IN ('done', 'stale'))) THEN 'dead'
       ELSE 'done' END
-    WHERE ev.id = ANY(${events})`;
+    WHERE ${pruneTo ? `ev.id = ANY(${pruneTo}) AND ` : ""}ev.id = ANY(${events})`;
 }
