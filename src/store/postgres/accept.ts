@@ -179,14 +179,23 @@ type Row = { n: number; id: string; duplicate: boolean; deliveries: number };
  * const [result] = await acceptBatchPostgres(pool, schemaNames("hookinbox"), "hookinbox_deliveries", [input], true);
  * ```
  */
-export async function acceptBatchPostgres(
+export function acceptBatchPostgres(
   pool: pg.Pool,
   t: SchemaNames,
   channel: string,
   inputs: readonly AcceptInput[],
   audit: boolean,
 ): Promise<AcceptResult[]> {
-  const batch = inputs.map(prepare);
+  return storeBatch(pool, t, channel, inputs.map(prepare), audit);
+}
+
+async function storeBatch(
+  pool: pg.Pool,
+  t: SchemaNames,
+  channel: string,
+  batch: readonly Prepared[],
+  audit: boolean,
+): Promise<AcceptResult[]> {
   const statement = {
     name: audit ? "hookinbox_accept_batch_audit" : "hookinbox_accept_batch",
     text: acceptBatchSql(t, audit),
@@ -241,15 +250,18 @@ const maxBatchBytes = 4 * 1024 * 1024;
 const maxInFlight = 4;
 const maxInFlightAudited = 2;
 
-const sameKey = (a: AcceptInput, b: AcceptInput) =>
-  a.source === b.source && a.identity.dedupKey === b.identity.dedupKey;
+const sameKey = (a: Prepared, b: Prepared) =>
+  a.input.source === b.input.source && a.input.identity.dedupKey === b.input.identity.dedupKey;
 
 /**
  * The PostgreSQL accept path: concurrent accepts are gathered (the accepts of one event-loop turn,
  * and those arriving while 4 batches, 2 with the audit log on, are in flight) into batches of up to 64, each stored by
  * `acceptBatchPostgres` and acknowledged only after its commit. A second accept of a key already
  * in the batch waits for the next one (where it is a duplicate, exactly as if it came later).
- * When a batch fails, each of its accepts is tried alone, so one bad accept fails alone.
+ * When a batch fails, each of its accepts is tried alone, so one bad accept fails alone. An
+ * accept's ids are made when it is called, not when its batch leaves: one that waited behind
+ * batches in flight keeps the time prefix (and so the day partition) of its own receive time,
+ * instead of being clamped forward to ids made meanwhile for later receive times.
  *
  * @example
  * ```ts
@@ -263,17 +275,18 @@ export function acceptPostgres(
   channel: string,
   audit: boolean,
 ): (input: AcceptInput) => Promise<AcceptResult> {
-  const one = async (input: AcceptInput): Promise<AcceptResult> =>
-    (await acceptBatchPostgres(pool, t, channel, [input], audit))[0] as AcceptResult;
-  return gatherBatches<AcceptInput, AcceptResult>(
-    batchOrEachAlone(async (inputs) => {
-      const results = await acceptBatchPostgres(pool, t, channel, inputs, audit);
+  const one = async (item: Prepared): Promise<AcceptResult> =>
+    (await storeBatch(pool, t, channel, [item], audit))[0] as AcceptResult;
+  const gathered = gatherBatches<Prepared, AcceptResult>(
+    batchOrEachAlone(async (items) => {
+      const results = await storeBatch(pool, t, channel, items, audit);
       return results.map((value) => ({ ok: true, value }));
     }, one),
     { maxBatch, maxInFlight: audit ? maxInFlightAudited : maxInFlight },
-    (input, batch) =>
-      !batch.some((other) => sameKey(input, other)) &&
-      batch.reduce((bytes, other) => bytes + other.body.byteLength, input.body.byteLength) <=
-        Math.max(maxBatchBytes, input.body.byteLength),
+    (item, batch) =>
+      !batch.some((other) => sameKey(item, other)) &&
+      batch.reduce((bytes, other) => bytes + other.body.byteLength, item.body.byteLength) <=
+        Math.max(maxBatchBytes, item.body.byteLength),
   );
+  return (input) => gathered(prepare(input));
 }
