@@ -35,7 +35,9 @@ export async function retentionCommand(ctx: CliContext, args: string[]): Promise
   const store = await openConfiguredStore(ctx, values.config);
   try {
     const dryRun = values["dry-run"] === true;
-    const n = await runRetention(store, windows, { now: Date.now(), dryRun });
+    // Its own process, beside a gateway that may be writing the same SQLite file: pause between
+    // batches so the gateway's writer gets the lock (see runRetention).
+    const n = await runRetention(store, windows, { now: Date.now(), dryRun, pauseMs: 100 });
     const verb = dryRun ? "would " : "";
     ctx.stdout.write(
       `${dryRun ? "would purge" : "purged"} ${n.payloads} payloads, ${verb}remove${dryRun ? "" : "d"} ${n.events} events, ${n.receipts} receipts, ${n.rejected} rejected receipts and ${n.dedup} dedup keys (events with unfinished or dead deliveries are kept; audit leaves stay)\n`,
