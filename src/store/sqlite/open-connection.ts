@@ -41,6 +41,35 @@ function usablePath(path: string): string {
   return absolute;
 }
 
+function isBusy(error: unknown): boolean {
+  return errorCode(error).startsWith("SQLITE_BUSY");
+}
+
+/** Blocks this thread for `ms` (the driver is synchronous; so is opening a store). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Switches a fresh file to WAL, retrying SQLITE_BUSY until the busy timeout has passed. SQLite
+ * skips the busy handler where waiting could deadlock: when several processes open one new file
+ * at once, each holds a shared lock and wants the exclusive one to rewrite the header, and all
+ * but one get SQLITE_BUSY at once. They retry after a short random pause, by which time the first
+ * has switched the file (the pragma then only reads it).
+ */
+function switchToWal(db: Database.Database, busyTimeoutMs: number): void {
+  const deadline = Date.now() + busyTimeoutMs;
+  for (;;) {
+    try {
+      db.pragma("journal_mode = WAL");
+      return;
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
+      sleepSync(5 + Math.floor(Math.random() * 20));
+    }
+  }
+}
+
 /**
  * Opens the store's connection: WAL, `synchronous = FULL`, a busy timeout and foreign keys.
  *
@@ -62,7 +91,7 @@ export function openConnection(path: string, busyTimeoutMs: number): Database.Da
     // `timeout` is SQLite's busy timeout; it is set before the first pragma so that even switching
     // to WAL waits for a concurrent opener instead of failing with SQLITE_BUSY.
     db = new Driver(file, { timeout: busyTimeoutMs });
-    db.pragma("journal_mode = WAL");
+    switchToWal(db, busyTimeoutMs);
     // Durability: in WAL mode `synchronous = NORMAL` does not fsync the WAL at each commit (only
     // at checkpoints), so a commit already acknowledged to a provider with a 2xx could vanish on
     // power failure. FULL fsyncs the WAL at every COMMIT, which is what "a 2xx means the event is
