@@ -14,14 +14,14 @@
 // postgres://postgres@127.0.0.1:5432/postgres, a fresh database, dropped after.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { type LoadResult, paced } from "./ingest/clients.ts";
 import { phaseIds, STRIPE_SECRET, writeSignedSlice } from "./ingest/requests.ts";
-import { launch, repoRoot, runChild, type ServerUnderTest } from "./ingest/servers.ts";
+import { cpuWindow, launch, repoRoot, runChild, type ServerUnderTest } from "./ingest/servers.ts";
 import { verifyStore } from "./ingest/verify-store.ts";
-import { createDatabase, databaseUrl, dropDatabase } from "./postgres/db.ts";
+import { createDatabase, databaseUrl, dropDatabase, processCpuWindow } from "./postgres/db.ts";
 import { verifyPostgres } from "./postgres/verify.ts";
 
 const { values } = parseArgs({
@@ -42,6 +42,12 @@ interface Minute {
   load: LoadResult;
   rssMb: number;
   queueAgeS: number;
+  depth: number;
+  donePerS: number;
+  /** % of one core over the minute: the gateway (all its threads), PostgreSQL, the machine. */
+  gatewayCpu: number;
+  postgresCpu: number;
+  machineCpu: number;
   retention: string;
 }
 
@@ -101,19 +107,33 @@ function startGateway(dir: string, config: string): Promise<ServerUnderTest> {
   return launch(cli, dir, "/webhooks/stripe");
 }
 
-/** The largest hookinbox_oldest_unprocessed_age_seconds sample (0 when there is none). */
-async function queueAgeSeconds(target: string): Promise<number> {
+interface MetricsSample {
+  /** The largest hookinbox_oldest_unprocessed_age_seconds sample (0 when there is none). */
+  readonly queueAgeS: number;
+  /** Deliveries not finished (hookinbox_queue_depth, every target and status). */
+  readonly depth: number;
+  /** Attempts that ended done since start (hookinbox_deliveries_total{outcome="done"}). */
+  readonly doneTotal: number;
+}
+
+async function sampleMetrics(target: string): Promise<MetricsSample> {
   const response = await fetch(new URL("/api/metrics", target), {
     headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
   });
   if (!response.ok) throw new Error(`/api/metrics answered ${response.status}`);
   const text = await response.text();
-  let age = 0;
+  let queueAgeS = 0;
+  let depth = 0;
+  let doneTotal = 0;
   for (const line of text.split("\n")) {
-    if (!line.startsWith("hookinbox_oldest_unprocessed_age_seconds")) continue;
-    age = Math.max(age, Number(line.slice(line.lastIndexOf(" ") + 1)) || 0);
+    const value = Number(line.slice(line.lastIndexOf(" ") + 1)) || 0;
+    if (line.startsWith("hookinbox_oldest_unprocessed_age_seconds"))
+      queueAgeS = Math.max(queueAgeS, value);
+    else if (line.startsWith("hookinbox_queue_depth{")) depth += value;
+    else if (line.startsWith("hookinbox_deliveries_total{") && line.includes('outcome="done"'))
+      doneTotal += value;
   }
-  return age;
+  return { queueAgeS, depth, doneTotal };
 }
 
 /** Least-squares slope of y over the minute numbers, per minute. */
@@ -138,6 +158,7 @@ async function soak(store: "sqlite" | "postgres"): Promise<boolean> {
   const config = writeConfig(dir, storeUrl, destination.url);
   const gateway = await startGateway(dir, config);
   const minutes: Minute[] = [];
+  let doneBefore = 0;
   try {
     for (let minute = 1; minute <= MINUTES; minute++) {
       const file = join(dir, `minute${minute}.requests`);
@@ -153,19 +174,35 @@ async function soak(store: "sqlite" | "postgres"): Promise<boolean> {
         (r) => r.out.trim().split("\n").at(-1) ?? "",
         (error: Error) => `FAILED: ${error.message.split("\n")[0]}`,
       );
+      const cpu = cpuWindow(gateway.pid);
+      const postgresCpu = database ? processCpuWindow(database) : null;
+      const t0 = performance.now();
       const load = await paced(gateway.target, file, RATE);
+      const metrics = await sampleMetrics(gateway.target);
+      const usage = cpu();
+      const pg = postgresCpu?.();
       const sample: Minute = {
         minute,
         load,
         rssMb: gateway.memory.nowMb(),
-        queueAgeS: await queueAgeSeconds(gateway.target),
+        queueAgeS: metrics.queueAgeS,
+        depth: metrics.depth,
+        donePerS: (metrics.doneTotal - doneBefore) / ((performance.now() - t0) / 1000),
+        gatewayCpu: usage.serverPct,
+        postgresCpu: pg ? pg.pgOursPct + pg.pgAuxPct : 0,
+        machineCpu: usage.machinePct,
         retention: await retention,
       };
+      doneBefore = metrics.doneTotal;
       minutes.push(sample);
       console.log(
         `  ${store} · minute ${minute}: ${Math.round(load.rps)} req/s, p50 ${load.p50Ms.toFixed(2)} ms, ` +
           `p99 ${load.p99Ms.toFixed(2)} ms, non-2xx ${load.non2xx}, socket errors ${load.socketErrors}, ` +
-          `RSS ${sample.rssMb.toFixed(0)} MB, oldest unfinished delivery ${sample.queueAgeS.toFixed(1)} s; ` +
+          `RSS ${sample.rssMb.toFixed(0)} MB, oldest unfinished delivery ${sample.queueAgeS.toFixed(1)} s, ` +
+          `${sample.depth} unfinished, ${Math.round(sample.donePerS)} deliveries done/s; ` +
+          `CPU % of a core: gateway ${sample.gatewayCpu.toFixed(0)}` +
+          (database ? `, PostgreSQL ${sample.postgresCpu.toFixed(0)}` : "") +
+          `, machine ${sample.machineCpu.toFixed(0)} of ${availableParallelism() * 100}; ` +
           `retention: ${sample.retention}`,
       );
     }
@@ -190,6 +227,15 @@ async function soak(store: "sqlite" | "postgres"): Promise<boolean> {
       `RSS ${per((m) => m.rssMb).toFixed(2)} MB/min, p99 ${per((m) => m.load.p99Ms).toFixed(3)} ms/min, ` +
       `queue age ${per((m) => m.queueAgeS).toFixed(3)} s/min; peak RSS ${gateway.memory.peakMb().toFixed(0)} MB; ` +
       `non-2xx ${non2xx}, socket errors ${socketErrors}`,
+  );
+  const mean = (pick: (m: Minute) => number) =>
+    tail.reduce((sum, m) => sum + pick(m), 0) / Math.max(1, tail.length);
+  console.log(
+    `${store}: mean from minute ${from}: ${Math.round(mean((m) => m.load.rps))} req/s accepted, ` +
+      `${Math.round(mean((m) => m.donePerS))} deliveries done/s (2 per event: the handler and the ` +
+      `forward); CPU % of a core: gateway ${mean((m) => m.gatewayCpu).toFixed(0)}` +
+      (database ? `, PostgreSQL ${mean((m) => m.postgresCpu).toFixed(0)}` : "") +
+      `, machine ${mean((m) => m.machineCpu).toFixed(0)} of ${availableParallelism() * 100}`,
   );
   console.log(`${store}: store ${check.pass ? "OK" : "MISMATCH"}: ${check.summary}`);
   return check.pass && non2xx === 0 && !minutes.some((m) => m.retention.startsWith("FAILED"));
