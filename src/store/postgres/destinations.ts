@@ -70,8 +70,12 @@ export function destinationsPostgres(pool: pg.Pool, t: SchemaNames) {
       const counts: Record<string, number> = {};
       if (targets.length === 0) return counts;
       const rows = await query(
-        `SELECT target, count(*)::int AS n FROM ${t.deliveries}
-         WHERE status = 'running' AND target = ANY($1::text[]) GROUP BY target`,
+        // The running rows first, behind OFFSET 0 (an index on status serves them), then their
+        // targets: with both conditions together PostgreSQL may read every delivery of the target
+        // by deliveries_target_id instead, and does when its statistics say the table is small.
+        `SELECT r.target, count(*)::int AS n
+         FROM (SELECT target FROM ${t.deliveries} WHERE status = 'running' OFFSET 0) r
+         WHERE r.target = ANY($1::text[]) GROUP BY r.target`,
         [targets],
       );
       for (const row of rows) counts[row.target] = row.n;

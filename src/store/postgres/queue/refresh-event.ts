@@ -28,13 +28,18 @@ export function refreshEventsSql(
     changed
       ? `(CASE WHEN ${alias}.id = ANY(${changed.ids}) THEN ${changed.status} ELSE ${alias}.status END)`
       : `${alias}.status`;
+  // OFFSET 0 keeps each EXISTS a probe of the event's own deliveries (deliveries_event). Without
+  // it PostgreSQL may plan a hashed subplan instead, which reads every unfinished delivery of the
+  // table once per statement; it does when its statistics say the table is small (never analyzed,
+  // as where autovacuum is off): a soak's completions then scanned a 100,000-row backlog each.
   return `UPDATE ${t.events} ev SET status = CASE
       WHEN EXISTS (SELECT 1 FROM ${t.deliveries} o WHERE o.event_id = ev.id
-                   AND ${status("o")} IN ('pending', 'blocked', 'running')) THEN 'pending'
+                   AND ${status("o")} IN ('pending', 'blocked', 'running') OFFSET 0) THEN 'pending'
       WHEN EXISTS (SELECT 1 FROM ${t.deliveries} d WHERE d.event_id = ev.id AND ${status("d")} = 'dead'
                    AND NOT EXISTS (SELECT 1 FROM ${t.deliveries} r WHERE r.event_id = d.event_id
                                    AND r.target = d.target AND r.id > d.id
-                                   AND ${status("r")} IN ('done', 'stale'))) THEN 'dead'
+                                   AND ${status("r")} IN ('done', 'stale') OFFSET 0)
+                   OFFSET 0) THEN 'dead'
       ELSE 'done' END
     WHERE ${pruneTo ? `ev.id = ANY(${pruneTo}) AND ` : ""}ev.id = ANY(${events})`;
 }
