@@ -7,8 +7,9 @@
 //   RETURNING … plus the receipts, in data-modifying CTEs (autocommit: one round trip, one commit)
 // with up to MAX_IN_FLIGHT batches in flight on a pool of as many connections; requests that
 // arrive while all are busy wait for the next free one, as one batch. The bodies go as one binary
-// bytea[] parameter (as hookinbox sends them), not as pg's default hex text, which the server
-// would spend more CPU parsing than on the rest of the statement. Each request is answered 200
+// bytea[] parameter, as hookinbox sends them (pg's default is hex text, parsed back by the
+// server). A duplicate's event is found by a subquery on the unique key: a LEFT JOIN on events
+// got a generic plan that hashed the whole table for every batch. Each request is answered 200
 // only after its batch committed (synchronous_commit on, set on every connection). A duplicate gets
 // the existing event id and a receipt with duplicate = true. Tables (in <schema>): the unique
 // constraint on (source, dedup_key), what bench/postgres/verify.ts reads.

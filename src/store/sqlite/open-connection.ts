@@ -88,8 +88,8 @@ export function openConnection(path: string, busyTimeoutMs: number): Database.Da
   let db: Database.Database | undefined;
   try {
     if (!memory) mkdirSync(dirname(file), { recursive: true });
-    // `timeout` is SQLite's busy timeout; it is set before the first pragma so that even switching
-    // to WAL waits for a concurrent opener instead of failing with SQLITE_BUSY.
+    // `timeout` is SQLite's busy timeout, set before the first pragma so that switching to WAL
+    // waits for a concurrent opener; where SQLite skips that wait, switchToWal retries.
     db = new Driver(file, { timeout: busyTimeoutMs });
     switchToWal(db, busyTimeoutMs);
     // Durability: in WAL mode `synchronous = NORMAL` does not fsync the WAL at each commit (only
