@@ -96,7 +96,16 @@ describe.each(storeFactories())(
       // A last worker, left alone, finishes what is left (expired leases are rescued).
       const survivor = await spawnWorker(store.url);
       const killsDone = performance.now();
-      await until(async () => (await countOpen(store)) === 0, 60_000, "the queue to drain");
+      await until(async () => (await countOpen(store)) === 0, 60_000, "the queue to drain").catch(
+        async (error: unknown) => {
+          // What was left, so that a failure says why (status, tries, error, when it may run).
+          const left = await store.rows(
+            "SELECT status, attempts, last_error, run_at, lease_expires_at FROM deliveries WHERE status <> 'done' LIMIT 10",
+          );
+          console.error("crash fuzz: deliveries left open", Date.now(), left);
+          throw error;
+        },
+      );
       const drainMs = performance.now() - killsDone;
       const survivorExited = new Promise((resolve) => survivor.once("exit", resolve));
       survivor.kill("SIGTERM");
@@ -108,6 +117,7 @@ describe.each(storeFactories())(
       const reruns = await store.count(
         "SELECT coalesce(sum(attempts - 1), 0) AS n FROM deliveries",
       );
+      const mostTries = await store.count("SELECT max(attempts) AS n FROM deliveries");
       const rescued = await store.count(
         "SELECT count(*) AS n FROM attempts WHERE outcome = 'lease-expired'",
       );
@@ -119,7 +129,7 @@ describe.each(storeFactories())(
       const lost = perEvent.filter((e) => e.n === 0).length;
       const duplicated = perEvent.filter((e) => e.n > 1).length;
       console.info(
-        `crash fuzz (${factory.name}): ${killed} SIGKILLs, ${perEvent.length} events, ${reruns} re-runs (${rescued} rescued leases), ${lost} lost, ${duplicated} duplicated; drained ${Math.round(drainMs)} ms after the last kill`,
+        `crash fuzz (${factory.name}): ${killed} SIGKILLs, ${perEvent.length} events, ${reruns} re-runs (${rescued} rescued leases, at most ${mostTries} tries of one delivery), ${lost} lost, ${duplicated} duplicated; drained ${Math.round(drainMs)} ms after the last kill`,
       );
       expect(perEvent).toHaveLength(events);
       expect(statuses).toEqual([{ status: "done", n: events }]);
