@@ -154,6 +154,12 @@ function slope(points: ReadonlyArray<[number, number]>): number {
   return sxx === 0 ? 0 : sxy / sxx;
 }
 
+/** " (3× 503 HOOKINBOX_STORE_UNAVAILABLE, …)" from the paced client's non-2xx counts, or "". */
+function non2xxDetail(by: Readonly<Record<string, number>> | undefined): string {
+  const parts = Object.entries(by ?? {}).map(([key, n]) => `${n}× ${key}`);
+  return parts.length > 0 ? ` (${parts.join(", ")})` : "";
+}
+
 async function soak(store: "sqlite" | "postgres"): Promise<boolean> {
   const dir = join(work, store);
   mkdirSync(dir);
@@ -204,7 +210,7 @@ async function soak(store: "sqlite" | "postgres"): Promise<boolean> {
       minutes.push(sample);
       console.log(
         `  ${store} · minute ${minute}: ${Math.round(load.rps)} req/s, p50 ${load.p50Ms.toFixed(2)} ms, ` +
-          `p99 ${load.p99Ms.toFixed(2)} ms, non-2xx ${load.non2xx}, socket errors ${load.socketErrors}, ` +
+          `p99 ${load.p99Ms.toFixed(2)} ms, non-2xx ${load.non2xx}${non2xxDetail(load.non2xxBy)}, socket errors ${load.socketErrors}, ` +
           `RSS ${sample.rssMb.toFixed(0)} MB, oldest unfinished delivery ${sample.queueAgeS.toFixed(1)} s, ` +
           `${sample.depth} unfinished, ${Math.round(sample.donePerS)} deliveries done/s; ` +
           `CPU % of a core: gateway ${sample.gatewayCpu.toFixed(0)}` +
@@ -228,12 +234,16 @@ async function soak(store: "sqlite" | "postgres"): Promise<boolean> {
     slope(tail.map((m) => [m.minute, pick(m)] as [number, number]));
   // 5xx: the paced client counts every non-2xx; a validly signed unique event never gets a 4xx.
   const non2xx = loads.reduce((n, l) => n + l.non2xx, 0);
+  const non2xxBy: Record<string, number> = {};
+  for (const load of loads)
+    for (const [key, n] of Object.entries(load.non2xxBy ?? {}))
+      non2xxBy[key] = (non2xxBy[key] ?? 0) + n;
   const socketErrors = loads.reduce((n, l) => n + l.socketErrors, 0);
   console.log(
     `${store}: slope per minute from minute ${from} to ${MINUTES}: ` +
       `RSS ${per((m) => m.rssMb).toFixed(2)} MB/min, p99 ${per((m) => m.load.p99Ms).toFixed(3)} ms/min, ` +
       `queue age ${per((m) => m.queueAgeS).toFixed(3)} s/min; peak RSS ${gateway.memory.peakMb().toFixed(0)} MB; ` +
-      `non-2xx ${non2xx}, socket errors ${socketErrors}`,
+      `non-2xx ${non2xx}${non2xxDetail(non2xxBy)}, socket errors ${socketErrors}`,
   );
   const mean = (pick: (m: Minute) => number) =>
     tail.reduce((sum, m) => sum + pick(m), 0) / Math.max(1, tail.length);

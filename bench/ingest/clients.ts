@@ -14,6 +14,8 @@ export interface LoadResult {
   readonly sent: number; // requests handed to sockets (≥ completed: some are in flight at stop)
   readonly ok: number; // 2xx responses
   readonly non2xx: number;
+  /** Non-2xx answers by status and error code (the paced client only). */
+  readonly non2xxBy?: Readonly<Record<string, number>>;
   readonly wraps: number; // times the slice ran out and ids started repeating (must be 0)
   readonly acksFile: string; // eventId of every 2xx response, one per line
   readonly clientCpuS: number; // CPU the load generator process used

@@ -33,6 +33,8 @@ let next = 0; // index of the next request to schedule
 let answered = 0;
 let ok = 0;
 let non2xx = 0;
+/** Non-2xx answers by "status code" (the body's `code`, e.g. "503 HOOKINBOX_STORE_BUSY"). */
+const non2xxBy: Record<string, number> = {};
 let socketErrors = 0;
 
 const conns: Conn[] = [];
@@ -68,7 +70,12 @@ function onData(conn: Conn, chunk: Buffer): void {
     ok++;
     const id = /"eventId":"([^"]+)"/.exec(body)?.[1];
     if (id) acks.push(id);
-  } else non2xx++;
+  } else {
+    non2xx++;
+    const code = /"code":"([^"]+)"/.exec(body)?.[1];
+    const key = code ? `${status} ${code}` : String(status);
+    non2xxBy[key] = (non2xxBy[key] ?? 0) + 1;
+  }
   dispatch();
 }
 
@@ -114,6 +121,7 @@ process.stdout.write(
     sent: sentCount,
     ok,
     non2xx,
+    non2xxBy,
     wraps: 0,
   })}\n`,
 );
