@@ -103,6 +103,8 @@ describe.each(storeFactories())(
             "SELECT status, attempts, last_error, run_at, lease_expires_at FROM deliveries WHERE status <> 'done' LIMIT 10",
           );
           console.error("crash fuzz: deliveries left open", Date.now(), left);
+          // Not left running (and polling the store) after the test has failed.
+          survivor.kill("SIGKILL");
           throw error;
         },
       );
