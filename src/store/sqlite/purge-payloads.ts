@@ -6,12 +6,14 @@ import {
   type PurgeBatchResult,
   UNFINISHED_DELIVERY_STATUSES,
 } from "../purge-types.ts";
+import { nextCursor, prepareScanWindow } from "./scan-window.ts";
 
 const unfinished = UNFINISHED_DELIVERY_STATUSES.map((s) => `'${s}'`).join(", ");
 
 /**
  * Prepares one batch of payload purging (a write op: one short group transaction per batch, so
- * no long lock). Walks events by primary key below the `before` time prefix from a cursor, skips
+ * no long lock). Walks events by primary key below the `before` time prefix from a cursor, at
+ * most `limit × SCAN_FACTOR` of them (scan-window.ts), skips
  * purged ones and those with an unfinished delivery, keeps the body and header digests, empties
  * body and headers and sets purged_at. The audit leaf is untouched.
  *
@@ -28,7 +30,7 @@ export function prepareSqlitePurge(
     { id: string; body: Buffer; headers: string }
   >(
     `SELECT e.id, e.body, e.headers FROM events e
-     WHERE e.id > ? AND e.id < ? AND e.purged_at IS NULL AND e.received_at < ?
+     WHERE e.id > ? AND e.id <= ? AND e.purged_at IS NULL AND e.received_at < ?
        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.status IN (${unfinished}))
      ORDER BY e.id LIMIT ?`,
   );
@@ -36,13 +38,11 @@ export function prepareSqlitePurge(
     `UPDATE events SET body = X'', headers = '[]', purged_at = ?, body_sha256 = ?, headers_sha256 = ?
      WHERE id = ?`,
   );
+  const scanWindow = prepareScanWindow(db, "events");
   return (input) => {
-    const rows = pick.all(
-      input.afterId,
-      `evt_${ulidTimePrefix(input.before)}`,
-      Math.floor(input.before),
-      input.limit,
-    );
+    const window = scanWindow(input.afterId, `evt_${ulidTimePrefix(input.before)}`, input.limit);
+    if (window.end === null) return { purged: 0, nextAfterId: null };
+    const rows = pick.all(input.afterId, window.end, Math.floor(input.before), input.limit);
     if (!input.dryRun) {
       for (const row of rows) {
         const digests = purgeDigests(row.body, JSON.parse(row.headers) as [string, string][]);
@@ -51,7 +51,7 @@ export function prepareSqlitePurge(
     }
     return {
       purged: rows.length,
-      nextAfterId: rows.length < input.limit ? null : rows[rows.length - 1]!.id,
+      nextAfterId: nextCursor(rows, input.limit, window),
     };
   };
 }

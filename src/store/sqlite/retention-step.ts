@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { ulidTimePrefix } from "../../ids.ts";
 import { UNFINISHED_DELIVERY_STATUSES } from "../purge-types.ts";
 import type { RetentionStepInput, RetentionStepResult } from "../retention-types.ts";
+import { nextCursor, prepareScanWindow, type ScanWindow } from "./scan-window.ts";
 
 const unfinished = UNFINISHED_DELIVERY_STATUSES.map((s) => `'${s}'`).join(", ");
 
@@ -22,7 +23,7 @@ export function prepareRetentionStep(
 ): (input: RetentionStepInput) => RetentionStepResult {
   const pickEvents = db.prepare<[string, string, number, number], { id: string }>(
     `SELECT e.id FROM events e
-     WHERE e.id > ? AND e.id < ? AND e.received_at < ?
+     WHERE e.id > ? AND e.id <= ? AND e.received_at < ?
        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.status IN (${unfinished}))
      ORDER BY e.id LIMIT ?`,
   );
@@ -46,14 +47,21 @@ export function prepareRetentionStep(
     `INSERT INTO retention_marks (name, value) VALUES ('events_before', ?)
      ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)`,
   );
+  const scanWindow = prepareScanWindow(db, "events");
+  /** Receipts are all taken but those another kind takes: no window (nothing to skip). */
+  const whole: ScanWindow = { end: null, full: false };
   return (input) => {
     if (input.kind === "dedup") return { removed: 0, cursor: null };
     const before = Math.floor(input.before);
     const prefix = ulidTimePrefix(before);
     let rows: { id: string }[];
+    let window = whole;
     if (input.kind === "events") {
       if (!input.dryRun) raiseMark.run(`evt_${prefix}`);
-      rows = pickEvents.all(input.cursor, `evt_${prefix}`, before, input.limit);
+      // Events with unfinished deliveries are skipped: the walk is bounded (scan-window.ts).
+      window = scanWindow(input.cursor, `evt_${prefix}`, input.limit);
+      if (window.end === null) return { removed: 0, cursor: null };
+      rows = pickEvents.all(input.cursor, window.end, before, input.limit);
       if (!input.dryRun)
         for (const { id } of rows) for (const remove of removeEvent) remove.run(id);
     } else {
@@ -63,7 +71,7 @@ export function prepareRetentionStep(
     }
     return {
       removed: rows.length,
-      cursor: rows.length < input.limit ? null : rows[rows.length - 1]!.id,
+      cursor: nextCursor(rows, input.limit, window),
     };
   };
 }
