@@ -33,7 +33,7 @@ let next = 0; // index of the next request to schedule
 let answered = 0;
 let ok = 0;
 let non2xx = 0;
-/** Non-2xx answers by "status code" (the body's `code`, e.g. "503 HOOKINBOX_STORE_BUSY"). */
+/** Non-2xx answers by "status code" (the body's `code`, e.g. "503 HOOKINBOX_STORE_UNAVAILABLE"). */
 const non2xxBy: Record<string, number> = {};
 let socketErrors = 0;
 
