@@ -17,6 +17,7 @@ const registry = {
   },
   HOOKINBOX_BODY_TOO_LARGE: { status: 413, message: "Request body is over the size limit" },
   HOOKINBOX_BODY_TIMEOUT: { status: 408, message: "Request body was not received in time" },
+  HOOKINBOX_BODY_TOO_SLOW: { status: 408, message: "Request body arrived below the minimum rate" },
   HOOKINBOX_BODY_ALREADY_CONSUMED: {
     status: 500,
     message: "The request body was consumed before hookinbox could read its raw bytes",

@@ -43,11 +43,13 @@ export function expressHandler(
   inbox: Inbox,
   options: { source?: string } = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const { bodyLimit, readTimeoutMs } = inbox.config.http;
+  const { bodyLimit, readTimeoutMs, minBodyRate } = inbox.config.http;
   return (incoming, res) => {
     const req = incoming as ExpressRequest;
     const captured = req[rawBodyKey] ?? (Buffer.isBuffer(req.body) ? req.body : undefined);
-    const body = captured ? Promise.resolve(captured) : readRawBody(req, bodyLimit, readTimeoutMs);
+    const body = captured
+      ? Promise.resolve(captured)
+      : readRawBody(req, bodyLimit, readTimeoutMs, minBodyRate);
     const respond = async (bytes: Uint8Array, bodyError?: HookinboxError) => {
       if (bodyError?.code === "HOOKINBOX_BODY_ALREADY_CONSUMED")
         console.error(`hookinbox: ${bodyError.message}`);

@@ -62,14 +62,14 @@ export function toNodeListener(
   inbox: Inbox,
   options: { source?: (req: IncomingMessage) => string | undefined } = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const { bodyLimit, readTimeoutMs } = inbox.config.http;
+  const { bodyLimit, readTimeoutMs, minBodyRate } = inbox.config.http;
   const empty = new Uint8Array(0);
   return (req, res) => {
     const method = req.method ?? "GET";
     const bodyPromise =
       method === "GET" || method === "HEAD"
         ? Promise.resolve(empty)
-        : readRawBody(req, bodyLimit, readTimeoutMs);
+        : readRawBody(req, bodyLimit, readTimeoutMs, minBodyRate);
     const respond = async (body: Uint8Array, bodyError?: HookinboxError) => {
       const request = {
         method,

@@ -30,6 +30,8 @@ describe("resolveConfig", () => {
       headersTimeoutMs: 20_000,
       requestTimeoutMs: 35_000,
       maxConnections: 1000,
+      maxConnectionsPerAddress: 100,
+      minBodyRate: { bytesPerSecond: 240, graceMs: 5_000, windowMs: 5_000 },
       drainTimeoutMs: 10_000,
       publicUrl: null,
       trustedProxies: null,

@@ -11,6 +11,7 @@ import type { DeadLetterAlert } from "../store/queue-types.ts";
 import { formatIssues } from "./format-issues.ts";
 import { compileIdentity } from "./identity.ts";
 import { resolveAlertDelivery } from "./resolve-alerts.ts";
+import { type MinBodyRate, resolveMinBodyRate } from "./resolve-min-body-rate.ts";
 import { type ResolvedRetention, resolveRetention } from "./resolve-retention.ts";
 import { configSchema, type HookinboxConfig, type retrySchema } from "./schema.ts";
 import { type SchemeRuntime, schemeFor } from "./scheme-for.ts";
@@ -124,6 +125,10 @@ export interface ResolvedConfig {
     readonly headersTimeoutMs: number;
     readonly requestTimeoutMs: number;
     readonly maxConnections: number;
+    /** Open connections per remote address (IPv6 per /64); null: no share. */
+    readonly maxConnectionsPerAddress: number | null;
+    /** The slowest a body may arrive once its grace has passed; null: no minimum. */
+    readonly minBodyRate: MinBodyRate | null;
     readonly drainTimeoutMs: number;
     readonly publicUrl: string | null;
     readonly trustedProxies: AddressList | null;
@@ -298,6 +303,7 @@ export function resolveConfig(
   const leaseMs = parseDuration(config.worker?.lease ?? "30s") ?? 30_000;
   const retention = resolveRetention(config.retention, config.http?.rejectedRetention);
   const readTimeoutMs = parseDuration(config.http?.readTimeout ?? "30s") ?? 30_000;
+  const maxConnections = config.http?.maxConnections ?? 1000;
   const handlers = resolveHandlers(config, sources, leaseMs);
   const destinations = new Map<string, ResolvedDestination>();
   for (const [name, destination] of Object.entries(config.destinations ?? {})) {
@@ -352,7 +358,12 @@ export function resolveConfig(
       requestTimeoutMs:
         parseDuration(config.http?.requestTimeout ?? readTimeoutMs + 5_000) ??
         readTimeoutMs + 5_000,
-      maxConnections: config.http?.maxConnections ?? 1000,
+      maxConnections,
+      maxConnectionsPerAddress:
+        config.http?.maxConnectionsPerAddress === false
+          ? null
+          : (config.http?.maxConnectionsPerAddress ?? Math.ceil(maxConnections / 10)),
+      minBodyRate: resolveMinBodyRate(config.http?.minBodyRate),
       drainTimeoutMs: parseDuration(config.http?.drainTimeout ?? "10s") ?? 10_000,
       publicUrl: config.http?.publicUrl ?? null,
       trustedProxies: config.http?.trustedProxies ? addressList(config.http.trustedProxies) : null,

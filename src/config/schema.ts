@@ -142,6 +142,25 @@ export const configSchema = z.strictObject({
       requestTimeout: duration.optional(),
       /** Open connections at most; past it the longest-idle one is closed (default 1000). */
       maxConnections: z.number().int().min(1).optional(),
+      /**
+       * Open connections one remote address (IPv6: its /64) may hold; false turns the share off
+       * (default a tenth of maxConnections). Peers in trustedProxies are exempt.
+       */
+      maxConnectionsPerAddress: z.union([z.literal(false), z.number().int().min(1)]).optional(),
+      /**
+       * After `grace`, a body must keep arriving at `bytesPerSecond` over each `window`, else 408
+       * HOOKINBOX_BODY_TOO_SLOW (default 240 bytes/s, 5s, 5s); false turns it off.
+       */
+      minBodyRate: z
+        .union([
+          z.literal(false),
+          z.strictObject({
+            bytesPerSecond: z.number().int().min(1).optional(),
+            grace: duration.optional(),
+            window: duration.optional(),
+          }),
+        ])
+        .optional(),
       /** On shutdown, requests in progress get this long before their connections close (default 10s). */
       drainTimeout: duration.optional(),
       /** The public base URL providers call (Twilio, HubSpot and Square sign it). */

@@ -1,5 +1,8 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import type { AddressList } from "../ingest/ip-allow.ts";
+import { normaliseAddress } from "../ingest/ip-allow.ts";
+import { rejectLimitKey } from "../ingest/reject-limiter.ts";
 
 /** Limits on the gateway's connections. */
 export interface ConnectionLimits {
@@ -7,57 +10,150 @@ export interface ConnectionLimits {
   readonly maxConnections: number;
   /** A connection that has not sent its first request closes after this. */
   readonly idleTimeoutMs: number;
+  /**
+   * Open connections one remote address may hold (IPv4 per address, IPv6 per /64); null: no
+   * share. Connections over it are reset at once.
+   */
+  readonly maxConnectionsPerAddress?: number | null;
+  /** Socket peers exempt from the per-address share (`http.trustedProxies`). */
+  readonly exempt?: AddressList | null;
+  /** Called for each connection the guard closes, with why. */
+  readonly onClosed?: (reason: ConnectionClosedReason) => void;
 }
+
+/**
+ * Why the guard closed a connection: `idle` (the longest-idle, to admit a new one), `refused`
+ * (at the cap, nothing could be closed for it), `address-share` (its address already held its
+ * share), `fair-share` (a busy connection of the address holding the most, closed at the cap to
+ * admit one from an address holding fewer).
+ */
+export type ConnectionClosedReason = "idle" | "refused" | "address-share" | "fair-share";
 
 /** What the guard has done so far (tests and logs). */
 export interface ConnectionGuard {
   /** Connections open now. */
   open(): number;
-  /** Idle connections closed to admit a new one, and new ones refused because none was idle. */
-  readonly counts: { evicted: number; refused: number };
+  /** Connections closed, by reason (`evicted` counts the idle ones). */
+  readonly counts: { evicted: number; refused: number; addressShare: number; fairShare: number };
 }
 
 /**
- * Keeps silent and idle connections from starving the gateway. A connection that has not
+ * Keeps silent, idle and slow connections from starving the gateway. A connection that has not
  * sent a request is closed after `idleTimeoutMs` (Node's own header and request timeouts do not
- * catch a socket that never sends a byte), and when `maxConnections` are open the longest-idle
- * one (no request in progress: never sent one, or between keep-alive requests) is closed so the
- * new connection is served. Only when every open connection has a request
- * in progress is a new one refused. File descriptors thus stay bounded by `maxConnections`, and
- * a flood of sockets that never send a byte cannot lock real senders out.
+ * catch a socket that never sends a byte). One remote address (IPv6: its /64) may hold at most
+ * `maxConnectionsPerAddress`: past it a new connection from it closes that address's own
+ * longest-idle one, and is reset at once when all of them have a request in progress. When `maxConnections` are
+ * open, a new connection is admitted by closing, in order: the longest-idle one (no request in
+ * progress: never sent one, or between keep-alive requests); else the oldest connection of the
+ * address holding the most, when that address holds at least two more than the newcomer's (so
+ * many addresses trickling bodies cannot hold every slot against one that sends a real request).
+ * Only otherwise is the new one refused. File descriptors thus stay bounded by `maxConnections`.
  *
  * @example
  * ```ts
- * const guard = guardConnections(server, { maxConnections: 1000, idleTimeoutMs: 10_000 });
+ * const guard = guardConnections(server, {
+ *   maxConnections: 1000,
+ *   idleTimeoutMs: 10_000,
+ *   maxConnectionsPerAddress: 100,
+ * });
  * ```
  */
 export function guardConnections(server: Server, limits: ConnectionLimits): ConnectionGuard {
   // Insertion order is idle order: the first entry has been idle the longest.
   const idle = new Set<Socket>();
+  // Open connections per address key; insertion order is age order. Exempt peers are not here.
+  const byAddress = new Map<string, Set<Socket>>();
+  const perAddress = limits.maxConnectionsPerAddress ?? null;
   let open = 0;
-  const counts = { evicted: 0, refused: 0 };
+  const counts = { evicted: 0, refused: 0, addressShare: 0, fairShare: 0 };
+  const closed = (reason: ConnectionClosedReason) => {
+    if (reason === "idle") counts.evicted++;
+    else if (reason === "refused") counts.refused++;
+    else if (reason === "address-share") counts.addressShare++;
+    else counts.fairShare++;
+    limits.onClosed?.(reason);
+  };
+
+  const keys = new WeakMap<Socket, string | null>();
+  // Counted out as soon as it is chosen to close, so the next newcomer sees the shares as they
+  // will be (its close event comes later).
+  const forget = (socket: Socket) => {
+    idle.delete(socket);
+    const key = keys.get(socket);
+    if (key === undefined || key === null) return;
+    const group = byAddress.get(key);
+    group?.delete(socket);
+    if (group?.size === 0) byAddress.delete(key);
+  };
 
   const markIdle = (socket: Socket) => {
     idle.delete(socket);
     if (!socket.destroyed) idle.add(socket);
   };
 
+  /** The connections of the address holding the most, if it holds `more` than `than`. */
+  const heaviest = (than: number, more: number): Set<Socket> | null => {
+    let found: Set<Socket> | null = null;
+    for (const group of byAddress.values()) {
+      if (group.size >= than + more && (!found || group.size > found.size)) found = group;
+    }
+    return found;
+  };
+
   server.on("connection", (socket: Socket) => {
-    if (open >= limits.maxConnections) {
-      const oldest = idle.values().next();
-      if (oldest.done) {
-        counts.refused++;
-        socket.destroy();
+    const peer = socket.remoteAddress;
+    const key =
+      peer === undefined || limits.exempt?.has(normaliseAddress(peer))
+        ? null
+        : rejectLimitKey(peer);
+    const group = key === null ? undefined : byAddress.get(key);
+    if (perAddress !== null && group !== undefined && group.size >= perAddress) {
+      // Its own longest-idle connection makes room; with none idle the newcomer is reset.
+      let own: Socket | undefined;
+      for (const held of idle) {
+        if (keys.get(held) === key) {
+          own = held;
+          break;
+        }
+      }
+      if (own === undefined) {
+        closed("address-share");
+        // A reset leaves no TIME_WAIT behind for a client that reconnects at once.
+        socket.resetAndDestroy();
         return;
       }
-      counts.evicted++;
-      idle.delete(oldest.value);
-      oldest.value.destroy();
+      closed("idle");
+      forget(own);
+      own.destroy();
+    } else if (open >= limits.maxConnections) {
+      const oldest = idle.values().next();
+      if (!oldest.done) {
+        closed("idle");
+        forget(oldest.value);
+        oldest.value.destroy();
+      } else {
+        const victims = key === null ? null : heaviest(group?.size ?? 0, 2);
+        const victim = victims?.values().next();
+        if (!victim || victim.done) {
+          closed("refused");
+          socket.destroy();
+          return;
+        }
+        closed("fair-share");
+        forget(victim.value);
+        victim.value.destroy();
+      }
     }
     open++;
+    keys.set(socket, key);
+    if (key !== null) {
+      const mine = group ?? new Set<Socket>();
+      if (!group) byAddress.set(key, mine);
+      mine.add(socket);
+    }
     socket.once("close", () => {
       open--;
-      idle.delete(socket);
+      forget(socket);
     });
     markIdle(socket);
     // Until its first request. A timeout nobody else handles destroys the socket (node:http).

@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { Duplex } from "node:stream";
+import { Counter } from "prom-client";
 import { toNodeListener } from "../adapters/node.ts";
 import type { RetentionSchedule } from "../audit/retention-schedule.ts";
 import type { HookinboxConfig } from "../config/index.ts";
@@ -112,9 +113,20 @@ export async function startGateway(
     },
     toNodeListener(inbox),
   );
+  const closedConnections = inbox.metrics
+    ? new Counter<"reason">({
+        name: "hookinbox_connections_closed_total",
+        help: "Connections the gateway closed or refused to keep slots free, by reason: idle, refused, address-share, fair-share.",
+        labelNames: ["reason"],
+        registers: [inbox.metrics.registry],
+      })
+    : null;
   const connections = guardConnections(server, {
     maxConnections: http.maxConnections,
     idleTimeoutMs: http.idleTimeoutMs,
+    maxConnectionsPerAddress: http.maxConnectionsPerAddress,
+    exempt: http.trustedProxies,
+    onClosed: (reason) => closedConnections?.inc({ reason }),
   });
   // CONNECT is no tunnel here: answer it like any other request hookinbox does not serve.
   server.on("connect", (_req, socket: Duplex) => {

@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { startGateway } from "../../src/gateway/start-gateway.ts";
 import { spawnGateway } from "../helpers/gateway-process.ts";
+import { postStandard } from "../helpers/post-standard.ts";
 import { standardRequest, testSources } from "../helpers/signers.ts";
 import { tempDir } from "../helpers/temp.ts";
 
@@ -27,16 +28,6 @@ const closedByServer = (socket: Socket) =>
     socket.on("error", () => undefined);
     socket.once("close", () => resolve());
   });
-
-async function postValid(url: string, id: string) {
-  const request = standardRequest(id, JSON.stringify({ type: "user.created" }));
-  const response = await fetch(`${url}/webhooks/standard`, {
-    method: "POST",
-    headers: request.headers,
-    body: request.body,
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-}
 
 describe("socket hygiene", () => {
   it("closes a connection that never sends a byte after http.idleTimeout", async () => {
@@ -75,7 +66,7 @@ describe("socket hygiene", () => {
     // Real senders interleaved with more silent sockets: every one is stored.
     const answers = [];
     for (let i = 0; i < 20; i++) {
-      answers.push(await postValid(gateway.url, `msg_silent_${i}`));
+      answers.push(await postStandard(gateway.url, `msg_silent_${i}`));
       const socket = await silentSocket(gateway.url);
       silent.push(socket);
       closed.push(closedByServer(socket));
