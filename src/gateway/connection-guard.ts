@@ -100,49 +100,62 @@ export function guardConnections(server: Server, limits: ConnectionLimits): Conn
     return found;
   };
 
-  server.on("connection", (socket: Socket) => {
+  /** The longest-idle connection that passes `fits`. */
+  const longestIdle = (fits: (held: Socket) => boolean): Socket | undefined => {
+    for (const held of idle) if (fits(held)) return held;
+    return undefined;
+  };
+  /** Connections its address holds (an exempt peer's: unbounded). */
+  const holding = (held: Socket): number => {
+    const key = keys.get(held);
+    return key === null || key === undefined
+      ? Number.POSITIVE_INFINITY
+      : (byAddress.get(key)?.size ?? 0);
+  };
+
+  /** Decides on a new connection before node:http sees it: false when it was closed. */
+  const admit = (socket: Socket): boolean => {
     const peer = socket.remoteAddress;
     const key =
       peer === undefined || limits.exempt?.has(normaliseAddress(peer))
         ? null
         : rejectLimitKey(peer);
     const group = key === null ? undefined : byAddress.get(key);
-    if (perAddress !== null && group !== undefined && group.size >= perAddress) {
+    const own = group?.size ?? 0;
+    let victim: Socket | undefined;
+    if (perAddress !== null && group !== undefined && own >= perAddress) {
       // Its own longest-idle connection makes room; with none idle the newcomer is reset.
-      let own: Socket | undefined;
-      for (const held of idle) {
-        if (keys.get(held) === key) {
-          own = held;
-          break;
-        }
-      }
-      if (own === undefined) {
+      victim = longestIdle((held) => keys.get(held) === key);
+      if (victim === undefined) {
         closed("address-share");
         // A reset leaves no TIME_WAIT behind for a client that reconnects at once.
         socket.resetAndDestroy();
-        return;
+        return false;
       }
       closed("idle");
-      forget(own);
-      own.destroy();
     } else if (open >= limits.maxConnections) {
-      const oldest = idle.values().next();
-      if (!oldest.done) {
-        closed("idle");
-        forget(oldest.value);
-        oldest.value.destroy();
+      // The address holding the most gives up a connection (its longest-idle, else its oldest)
+      // when it holds two more than the newcomer's; else the longest-idle connection of an
+      // address holding at least as many as the newcomer's. A fresh connection from an address
+      // holding few is thus never closed to admit one from an address holding many.
+      const heavy = heaviest(own, 2);
+      if (heavy) {
+        victim = longestIdle((held) => heavy.has(held));
+        closed(victim ? "idle" : "fair-share");
+        victim ??= heavy.values().next().value;
       } else {
-        const victims = key === null ? null : heaviest(group?.size ?? 0, 2);
-        const victim = victims?.values().next();
-        if (!victim || victim.done) {
+        victim = longestIdle((held) => holding(held) >= own);
+        if (victim === undefined) {
           closed("refused");
           socket.destroy();
-          return;
+          return false;
         }
-        closed("fair-share");
-        forget(victim.value);
-        victim.value.destroy();
+        closed("idle");
       }
+    }
+    if (victim) {
+      forget(victim);
+      victim.destroy();
     }
     open++;
     keys.set(socket, key);
@@ -158,7 +171,16 @@ export function guardConnections(server: Server, limits: ConnectionLimits): Conn
     markIdle(socket);
     // Until its first request. A timeout nobody else handles destroys the socket (node:http).
     socket.setTimeout(limits.idleTimeoutMs);
-  });
+    return true;
+  };
+
+  // A closed connection never reaches node:http, which would set up a parser for it first: a
+  // client that reconnects as fast as it is reset costs an accept and a close, no more.
+  const emit = server.emit.bind(server) as (event: string | symbol, ...args: unknown[]) => boolean;
+  server.emit = ((event: string | symbol, ...args: unknown[]) =>
+    event === "connection" && !admit(args[0] as Socket)
+      ? false
+      : emit(event, ...args)) as typeof server.emit;
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
