@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { startGateway } from "../../src/gateway/start-gateway.ts";
 import { spawnGateway } from "../helpers/gateway-process.ts";
 import { postStandard } from "../helpers/post-standard.ts";
-import { standardRequest, testSources } from "../helpers/signers.ts";
+import { testSources } from "../helpers/signers.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 const tmp = tempDir();

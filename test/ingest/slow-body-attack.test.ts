@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { request } from "node:http";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
@@ -57,6 +58,12 @@ function sendSigned(url: string, id: string): Promise<{ status: number | null; m
   });
 }
 
+/** CPU seconds a process has used (user + system, from /proc/<pid>/stat; 100 ticks a second). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 async function underAttack(name: string, addresses: string[]) {
   const dbPath = join(tmp.dir, `${name}.db`);
   const gateway = await spawnGateway(
@@ -105,9 +112,10 @@ async function underAttack(name: string, addresses: string[]) {
     sorted.sort((a, b) => a - b);
     const p99 = sorted[Math.ceil(sorted.length * 0.99) - 1]!;
     const share = ok.length / answers.length;
+    const cpu = cpuSeconds(pid);
     const attack = JSON.parse(attackerOut || "{}") as Record<string, number>;
     console.log(
-      `${name}: ${ok.length}/${answers.length} signed webhooks 2xx within 1 s (${(share * 100).toFixed(1)}%), p99 ${p99.toFixed(1)} ms, peak RSS ${peakRss.toFixed(1)} MB; attacker ${JSON.stringify(attack)}`,
+      `${name}: ${ok.length}/${answers.length} signed webhooks 2xx within 1 s (${(share * 100).toFixed(1)}%), p99 ${p99.toFixed(1)} ms, peak RSS ${peakRss.toFixed(1)} MB, gateway CPU ${cpu.toFixed(1)} s, load average ${loadavg()[0]!.toFixed(1)}; attacker ${JSON.stringify(attack)}`,
     );
     const stored2xx = answers.filter((a) => a.status !== null && a.status < 300).length;
     gateway.child.kill("SIGTERM");
