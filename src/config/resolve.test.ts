@@ -32,6 +32,7 @@ describe("resolveConfig", () => {
       maxConnections: 1000,
       drainTimeoutMs: 10_000,
       publicUrl: null,
+      maxHops: 3,
       trustedProxies: null,
       rejectLimit: { max: 60, windowMs: 60_000 },
       rejectedRetentionMs: 7 * 24 * 3600_000,

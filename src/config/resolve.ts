@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { hookinboxError } from "../errors.ts";
+import { defaultMaxHops } from "../forward/hops.ts";
 import { type ResolvedDestination, resolveDestination } from "../forward/resolve-destinations.ts";
 import { compileRoutes, type RouteEvent } from "../forward/route-table.ts";
 import { compilePattern, type ResolvedHandler, type RetryPolicy } from "../handlers/routes.ts";
@@ -73,7 +74,7 @@ export interface AlertNotice {
   /** The same on every call for one alert (dedupe on it: a crash before the mark calls again). */
   readonly alertId: string;
   readonly condition: string;
-  /** `dead-letter`, `effect-held`, `destination-disabled`, `threshold-crossed`, `threshold-recovered`. */
+  /** `dead-letter`, `effect-held`, `destination-disabled`, `threshold-crossed`, `threshold-recovered`, `loop-detected`. */
   readonly kind: string;
   /** Occurrences folded into this call. */
   readonly count: number;
@@ -126,6 +127,8 @@ export interface ResolvedConfig {
     readonly maxConnections: number;
     readonly drainTimeoutMs: number;
     readonly publicUrl: string | null;
+    /** Verified requests that passed through hookinbox more often than this get 508. */
+    readonly maxHops: number;
     readonly trustedProxies: AddressList | null;
     readonly rejectLimit: { readonly max: number; readonly windowMs: number };
     /** Rejected receipts older than this are deleted (the same as retention.rejectedMs). */
@@ -355,6 +358,7 @@ export function resolveConfig(
       maxConnections: config.http?.maxConnections ?? 1000,
       drainTimeoutMs: parseDuration(config.http?.drainTimeout ?? "10s") ?? 10_000,
       publicUrl: config.http?.publicUrl ?? null,
+      maxHops: config.http?.maxHops ?? defaultMaxHops,
       trustedProxies: config.http?.trustedProxies ? addressList(config.http.trustedProxies) : null,
       rejectLimit: {
         max: config.http?.rejectLimit?.max ?? 60,
