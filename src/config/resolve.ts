@@ -108,7 +108,12 @@ export interface ResolvedAudit {
   /** The signing key's text (PEM or seed), or null for the key file. */
   readonly key: string | null;
   readonly headIntervalMs: number;
-  readonly witness: { readonly file: string | null; readonly url: string | null };
+  readonly witness: {
+    readonly file: string | null;
+    readonly url: string | null;
+    /** Lets the witness URL reach loopback, private and link-local addresses. */
+    readonly allowPrivateNetworks: boolean;
+  };
 }
 
 /** The config after validation, defaults, unit parsing and secret resolution. */
@@ -378,6 +383,7 @@ export function resolveConfig(
       witness: {
         file: config.audit?.witness?.file ?? null,
         url: config.audit?.witness?.url ?? null,
+        allowPrivateNetworks: config.audit?.witness?.allowPrivateNetworks ?? false,
       },
     },
     runbooks: compileRunbooks(config.runbooks),

@@ -195,7 +195,12 @@ export const configSchema = z.strictObject({
       key: z.union([z.string().min(1), z.strictObject({ env: z.string().min(1) })]).optional(),
       headInterval: duration.optional(),
       witness: z
-        .strictObject({ file: z.string().min(1).optional(), url: publicUrl.optional() })
+        .strictObject({
+          file: z.string().min(1).optional(),
+          url: publicUrl.optional(),
+          /** Allows a loopback, private or link-local witness URL (off by default: SSRF). */
+          allowPrivateNetworks: z.boolean().optional(),
+        })
         .optional(),
     })
     .optional(),
