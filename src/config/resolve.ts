@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { hookinboxError } from "../errors.ts";
 import { defaultMaxHops } from "../forward/hops.ts";
+import { refuseOwnWebhookDestinations } from "../forward/own-webhooks.ts";
 import { type ResolvedDestination, resolveDestination } from "../forward/resolve-destinations.ts";
 import { compileRoutes, type RouteEvent } from "../forward/route-table.ts";
 import { compilePattern, type ResolvedHandler, type RetryPolicy } from "../handlers/routes.ts";
@@ -314,6 +315,12 @@ export function resolveConfig(
       resolveDestination(name, destination, retryPolicy(config.retry, destination.retry), env),
     );
   }
+  // A library inbox has no listener of its own: only the public URL tells its webhooks apart.
+  refuseOwnWebhookDestinations(destinations.values(), {
+    host: null,
+    port: null,
+    publicUrl: config.http?.publicUrl ?? null,
+  });
   return {
     handlers,
     destinations,

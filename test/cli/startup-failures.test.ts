@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/free-port.ts";
 import { postgresServerUrl } from "../helpers/postgres.ts";
 import { repoRoot, tempDir } from "../helpers/temp.ts";
 
@@ -52,15 +53,6 @@ function expectOneLine(result: { code: number | null; stderr: string }, pattern:
   expect(lines[0]).toMatch(pattern);
   expect(result.stderr).not.toMatch(/^\s+at /m);
   expect(result.code).toBe(1);
-}
-
-/** A port on 127.0.0.1 that nothing listens on (bound, read, released). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe("startup failures", () => {
