@@ -133,6 +133,33 @@ describe("startup failures", () => {
     );
   });
 
+  it("a destination that is the gateway's own webhook listener names it and says where to point it", async () => {
+    const port = await freePort();
+    const { dir, path } = folderWith("hookinbox.config.json", {
+      store: "sqlite:./hookinbox.db",
+      sources: {
+        loop: {
+          provider: "standard-webhooks",
+          secrets: ["whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD"],
+        },
+      },
+      destinations: {
+        back: {
+          url: `http://localhost:${port}/webhooks/loop`,
+          secret: "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+          allowPrivateNetworks: true,
+        },
+      },
+      routes: [{ from: "loop", to: "back" }],
+    });
+    expectOneLine(
+      await run(dir, ["start", "--config", path, "--port", String(port)]),
+      new RegExp(
+        `^hookinbox: HOOKINBOX_DESTINATION_LOOP: .*: destinations\\.back\\.url is http://localhost:${port}/webhooks/loop; point it at the app that handles the events$`,
+      ),
+    );
+  });
+
   it("a config with a syntax error names the file and line", async () => {
     const { dir, path } = folderWith(
       "hookinbox.config.mjs",
