@@ -18,6 +18,11 @@ const registry = {
   HOOKINBOX_BODY_TOO_LARGE: { status: 413, message: "Request body is over the size limit" },
   HOOKINBOX_BODY_TIMEOUT: { status: 408, message: "Request body was not received in time" },
   HOOKINBOX_BODY_TOO_SLOW: { status: 408, message: "Request body arrived below the minimum rate" },
+  HOOKINBOX_LOOP_DETECTED: {
+    status: 508,
+    message:
+      "This request has passed through hookinbox more than http.maxHops times: a destination forwards back into hookinbox",
+  },
   HOOKINBOX_BODY_ALREADY_CONSUMED: {
     status: 500,
     message: "The request body was consumed before hookinbox could read its raw bytes",
@@ -198,6 +203,11 @@ const registry = {
   HOOKINBOX_UNKNOWN_TARGET: { status: 400, message: "Unknown target" },
   // forwarding to destinations (attempt errors carry the code in their message)
   HOOKINBOX_DESTINATION_NOT_FOUND: { status: 404, message: "No such destination" },
+  HOOKINBOX_DESTINATION_LOOP: {
+    status: 400,
+    message:
+      "The destination's URL is this gateway's own webhook listener: every event forwarded there would come back as a new event",
+  },
   HOOKINBOX_DESTINATION_DISABLED: {
     status: 409,
     message:

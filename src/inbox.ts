@@ -224,6 +224,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     route,
     trustedProxies: resolved.http.trustedProxies,
     rejectLimiter: createRejectLimiter(resolved.http.rejectLimit),
+    maxHops: resolved.http.maxHops,
     ...(metrics ? { metrics } : {}),
     onDeliveries: () => {
       for (const worker of workers) worker.notify();

@@ -8,7 +8,10 @@ import type { DeadLetterAlert } from "../store/queue-types.ts";
 
 /**
  * The outbox occurrence of a dead letter: its condition is the source and target, so a burst of
- * dead letters of one handler or destination folds into one alert per window.
+ * dead letters of one handler or destination folds into one alert per window. A forward refused
+ * with 508 (HOOKINBOX_LOOP_DETECTED) is a forwarding loop: kind `loop-detected`, condition
+ * `loop-detected:<source>:<destination>`, one alert per loop and window however many events ran
+ * into it (each looping event ends in exactly one such dead letter).
  *
  * @example
  * ```ts
@@ -16,9 +19,12 @@ import type { DeadLetterAlert } from "../store/queue-types.ts";
  * ```
  */
 export function deadLetterOccurrence(alert: DeadLetterAlert): AlertOccurrence {
+  const kind = alert.lastError?.startsWith("HOOKINBOX_LOOP_DETECTED")
+    ? "loop-detected"
+    : "dead-letter";
   return {
-    condition: `dead-letter:${alert.source}:${alert.target}`,
-    kind: "dead-letter",
+    condition: `${kind}:${alert.source}:${alert.target}`,
+    kind,
     payload: { ...alert },
     deadLetterId: alert.deliveryId,
   };

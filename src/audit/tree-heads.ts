@@ -1,5 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import { appendFile } from "node:fs/promises";
+import { type Resolver, systemResolver } from "../forward/address-guard.ts";
+import { openDestinationClient } from "../forward/http-client.ts";
 import type { Logger } from "../log.ts";
 import type { StoredTreeHead } from "../store/audit-types.ts";
 import type { Store } from "../store/types.ts";
@@ -23,7 +25,9 @@ export interface TreeHeads {
 /**
  * The tree-head signer of a store: heads on demand and on an interval, stored in the store,
  * appended as JSON lines to `witness.file` and POSTed as JSON to `witness.url` (a witness that
- * fails is logged, never fatal: the head is stored either way). `key` is called on first use,
+ * fails is logged, never fatal: the head is stored either way). The POST has a destination's SSRF
+ * guard (loopback, private, link-local and metadata addresses refused unless
+ * `witness.allowPrivateNetworks`) and follows no redirect. `key` is called on first use,
  * so a key file is only made when a head is first needed.
  *
  * @example
@@ -36,10 +40,21 @@ export function treeHeads(options: {
   store: Pick<Store, "auditTree" | "saveTreeHead" | "latestTreeHead">;
   key: () => KeyObject;
   now: () => number;
-  witness: { file: string | null; url: string | null };
+  witness: { file: string | null; url: string | null; allowPrivateNetworks?: boolean };
   logger?: Logger;
+  /** Host name resolution for the witness URL (tests pass their own; the guard checks it). */
+  resolver?: Resolver;
 }): TreeHeads {
   const { store, witness, logger } = options;
+  // The same client as a destination's: the SSRF guard on every address it connects to (unless
+  // allowPrivateNetworks) and no redirects followed.
+  const witnessClient = witness.url
+    ? openDestinationClient(new URL(witness.url), {
+        connections: 1,
+        allowPrivateNetworks: witness.allowPrivateNetworks ?? false,
+        resolver: options.resolver ?? systemResolver,
+      })
+    : null;
   let key: KeyObject | undefined;
   const signingKey = () => {
     key ??= options.key();
@@ -58,18 +73,21 @@ export function treeHeads(options: {
         ),
       );
     }
-    if (witness.url) {
-      await fetch(witness.url, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: line,
-        signal: AbortSignal.timeout(10_000),
-      })
-        .then((response) => {
-          if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        })
-        .catch((error: Error) =>
-          logger?.warn({ err: error.message }, "could not POST the tree head to audit.witness.url"),
+    if (witnessClient) {
+      const result = await witnessClient.post(
+        { "content-type": "application/json" },
+        Buffer.from(line, "utf8"),
+        10_000,
+        new AbortController().signal,
+      );
+      const ok = result.status !== null && result.status >= 200 && result.status < 300;
+      if (!ok)
+        logger?.warn(
+          {
+            err: result.status === null ? result.error : `HTTP ${result.status} (never followed)`,
+            ...(result.refused ? { code: "HOOKINBOX_FORWARD_ADDRESS_REFUSED" } : {}),
+          },
+          "could not POST the tree head to audit.witness.url",
         );
     }
   };
@@ -113,6 +131,7 @@ export function treeHeads(options: {
       if (timer) clearInterval(timer);
       timer = null;
       await running;
+      await witnessClient?.close();
     },
   };
 }

@@ -34,6 +34,7 @@ describe("resolveConfig", () => {
       minBodyRate: { bytesPerSecond: 240, graceMs: 5_000, windowMs: 5_000 },
       drainTimeoutMs: 10_000,
       publicUrl: null,
+      maxHops: 3,
       trustedProxies: null,
       rejectLimit: { max: 60, windowMs: 60_000 },
       rejectedRetentionMs: 7 * 24 * 3600_000,

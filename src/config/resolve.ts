@@ -1,5 +1,7 @@
 import type { z } from "zod";
 import { hookinboxError } from "../errors.ts";
+import { defaultMaxHops } from "../forward/hops.ts";
+import { refuseOwnWebhookDestinations } from "../forward/own-webhooks.ts";
 import { type ResolvedDestination, resolveDestination } from "../forward/resolve-destinations.ts";
 import { compileRoutes, type RouteEvent } from "../forward/route-table.ts";
 import { compilePattern, type ResolvedHandler, type RetryPolicy } from "../handlers/routes.ts";
@@ -74,7 +76,7 @@ export interface AlertNotice {
   /** The same on every call for one alert (dedupe on it: a crash before the mark calls again). */
   readonly alertId: string;
   readonly condition: string;
-  /** `dead-letter`, `effect-held`, `destination-disabled`, `threshold-crossed`, `threshold-recovered`. */
+  /** `dead-letter`, `effect-held`, `destination-disabled`, `threshold-crossed`, `threshold-recovered`, `loop-detected`. */
   readonly kind: string;
   /** Occurrences folded into this call. */
   readonly count: number;
@@ -108,7 +110,12 @@ export interface ResolvedAudit {
   /** The signing key's text (PEM or seed), or null for the key file. */
   readonly key: string | null;
   readonly headIntervalMs: number;
-  readonly witness: { readonly file: string | null; readonly url: string | null };
+  readonly witness: {
+    readonly file: string | null;
+    readonly url: string | null;
+    /** Lets the witness URL reach loopback, private and link-local addresses. */
+    readonly allowPrivateNetworks: boolean;
+  };
 }
 
 /** The config after validation, defaults, unit parsing and secret resolution. */
@@ -131,6 +138,8 @@ export interface ResolvedConfig {
     readonly minBodyRate: MinBodyRate | null;
     readonly drainTimeoutMs: number;
     readonly publicUrl: string | null;
+    /** Verified requests that passed through hookinbox more often than this get 508. */
+    readonly maxHops: number;
     readonly trustedProxies: AddressList | null;
     readonly rejectLimit: { readonly max: number; readonly windowMs: number };
     /** Rejected receipts older than this are deleted (the same as retention.rejectedMs). */
@@ -312,6 +321,12 @@ export function resolveConfig(
       resolveDestination(name, destination, retryPolicy(config.retry, destination.retry), env),
     );
   }
+  // A library inbox has no listener of its own: only the public URL tells its webhooks apart.
+  refuseOwnWebhookDestinations(destinations.values(), {
+    host: null,
+    port: null,
+    publicUrl: config.http?.publicUrl ?? null,
+  });
   return {
     handlers,
     destinations,
@@ -366,6 +381,7 @@ export function resolveConfig(
       minBodyRate: resolveMinBodyRate(config.http?.minBodyRate),
       drainTimeoutMs: parseDuration(config.http?.drainTimeout ?? "10s") ?? 10_000,
       publicUrl: config.http?.publicUrl ?? null,
+      maxHops: config.http?.maxHops ?? defaultMaxHops,
       trustedProxies: config.http?.trustedProxies ? addressList(config.http.trustedProxies) : null,
       rejectLimit: {
         max: config.http?.rejectLimit?.max ?? 60,
@@ -385,6 +401,7 @@ export function resolveConfig(
       witness: {
         file: config.audit?.witness?.file ?? null,
         url: config.audit?.witness?.url ?? null,
+        allowPrivateNetworks: config.audit?.witness?.allowPrivateNetworks ?? false,
       },
     },
     runbooks: compileRunbooks(config.runbooks),

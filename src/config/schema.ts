@@ -165,6 +165,11 @@ export const configSchema = z.strictObject({
       drainTimeout: duration.optional(),
       /** The public base URL providers call (Twilio, HubSpot and Square sign it). */
       publicUrl: publicUrl.optional(),
+      /**
+       * A verified request whose `hookinbox-hops` (times hookinbox forwarded it) is over this gets
+       * 508 HOOKINBOX_LOOP_DETECTED and is not stored (default 3; 0 refuses every forwarded one).
+       */
+      maxHops: z.number().int().min(0).max(100).optional(),
       /** Proxies whose X-Forwarded-For is believed; the client is the last untrusted hop. */
       trustedProxies: z.array(cidr).optional(),
       /** Rejected requests allowed per remote address per window, then 429 without work. */
@@ -209,7 +214,12 @@ export const configSchema = z.strictObject({
       key: z.union([z.string().min(1), z.strictObject({ env: z.string().min(1) })]).optional(),
       headInterval: duration.optional(),
       witness: z
-        .strictObject({ file: z.string().min(1).optional(), url: publicUrl.optional() })
+        .strictObject({
+          file: z.string().min(1).optional(),
+          url: publicUrl.optional(),
+          /** Allows a loopback, private or link-local witness URL (off by default: SSRF). */
+          allowPrivateNetworks: z.boolean().optional(),
+        })
         .optional(),
     })
     .optional(),

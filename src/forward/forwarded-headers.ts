@@ -75,7 +75,8 @@ export const forwardedHeaderNames: ReadonlySet<string> = new Set([
 /**
  * The headers of one forwarded request: the allowlisted original headers (plus the destination's
  * `forwardHeaders`), the destination's static `headers`, then hookinbox's own, which nothing
- * overrides: the Standard Webhooks signature headers and `hookinbox-attempt`, `-replay`,
+ * overrides: the Standard Webhooks signature headers, `hookinbox-hops` with its signature, and
+ * `hookinbox-attempt`, `-replay`,
  * `-event-id`, `-source`, `-type`, `-delivery-id`.
  *
  * @example

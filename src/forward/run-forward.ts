@@ -7,6 +7,7 @@ import type { RunOutcome } from "../queue/run-delivery.ts";
 import type { ClaimedDelivery } from "../store/queue-types.ts";
 import type { Store } from "../store/types.ts";
 import { forwardHeaders } from "./forwarded-headers.ts";
+import { storedHops } from "./hops.ts";
 import type { DestinationClient, PostResult } from "./http-client.ts";
 import type { ResolvedDestination } from "./resolve-destinations.ts";
 import { retryAfterMs } from "./retry-after.ts";
@@ -40,7 +41,8 @@ type Verdict =
 /**
  * Reads an attempt's result: 2xx done; 410 Gone disables the destination; 429 and 503 wait for
  * `Retry-After` (seconds or HTTP date) when given; 3xx (never followed), other statuses,
- * timeouts, resets and DNS failures retry with the backoff; a refused address is permanent.
+ * timeouts, resets and DNS failures retry with the backoff; a refused address and a 508 Loop
+ * Detected are permanent.
  *
  * @example
  * ```ts
@@ -71,6 +73,17 @@ export function verdictOf(result: PostResult, nowMs: number): Verdict {
   }
   if (status >= 200 && status < 300) return { kind: "done" };
   if (status === 410) return { kind: "gone", code: "HOOKINBOX_FORWARD_GONE", message: "410 Gone" };
+  // 508 Loop Detected: the destination leads back into a hookinbox that has seen this event
+  // too often; another try gets the same answer.
+  if (status === 508)
+    return {
+      kind: "retry",
+      code: "HOOKINBOX_LOOP_DETECTED",
+      message: "508 from the destination: it forwards back into hookinbox",
+      afterMs: null,
+      permanent: true,
+      unavailable: false,
+    };
   if (status >= 300 && status < 400)
     return {
       kind: "retry",
@@ -156,11 +169,14 @@ export async function runForward(
         ok: null,
       };
     }
+    // One more hop than the event had when it arrived (a stored event's headers were checked
+    // by ingest, so they hold a whole number or none).
     const signature = signStandardWebhook(
       destination.secrets,
       stableDeliveryId(delivery.eventId, destination.name),
       delivery.body,
       now(),
+      (storedHops(delivery.headers) ?? 0) + 1,
     );
     if (!signature) {
       return {

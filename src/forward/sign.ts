@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { activeSecrets, type ResolvedSecret } from "../config/secrets.ts";
 import { standardWebhooksKey } from "../providers/standard-webhooks.ts";
+import { hopsHeader, hopsSignatureHeader, hopsSignedContent } from "./hops.ts";
 
 /**
  * Standard Webhooks signature headers for one request: `webhook-id`, `webhook-timestamp`
@@ -8,10 +9,17 @@ import { standardWebhooksKey } from "../providers/standard-webhooks.ts";
  * (space-separated, so a receiver that knows any one of them verifies during a rotation).
  * Returns null when no secret is active.
  *
+ * With `hops` (forwarding), also `hookinbox-hops` and `hookinbox-hops-signature`: the same
+ * secrets' `v1,<base64 HMAC-SHA256>` of `hookinbox-hops.<hops>.<id>.<timestamp>`, so a receiver
+ * that verifies both signatures knows the hop count came from the signer with this message (the
+ * Standard Webhooks signature covers only id, timestamp and body, and stays as the spec says).
+ *
  * @example
  * ```ts
  * signStandardWebhook(destination.secrets, "evt_01J…:app", body, Date.now());
  * // { "webhook-id": "evt_01J…:app", "webhook-timestamp": "1767225600", "webhook-signature": "v1,…" }
+ * signStandardWebhook(destination.secrets, "evt_01J…:app", body, Date.now(), 1);
+ * // { …, "hookinbox-hops": "1", "hookinbox-hops-signature": "v1,…" }
  * ```
  */
 export function signStandardWebhook(
@@ -19,21 +27,35 @@ export function signStandardWebhook(
   id: string,
   body: Uint8Array,
   nowMs: number,
+  hops?: number,
 ): Record<string, string> | null {
   const active = activeSecrets(secrets, nowMs);
   if (active.length === 0) return null;
   const timestamp = String(Math.floor(nowMs / 1000));
   const prefix = Buffer.from(`${id}.${timestamp}.`, "utf8");
-  const signatures = active.map((secret) => {
+  const keys = active.map((secret) => {
     const key = standardWebhooksKey(secret.value);
     if (!key) throw new Error("destination secret is not a Standard Webhooks secret");
-    return `v1,${createHmac("sha256", key).update(prefix).update(body).digest("base64")}`;
+    return key;
   });
-  return {
+  const sign = (...parts: Array<string | Uint8Array>) =>
+    keys
+      .map((key) => {
+        const hmac = createHmac("sha256", key);
+        for (const part of parts) hmac.update(part);
+        return `v1,${hmac.digest("base64")}`;
+      })
+      .join(" ");
+  const headers: Record<string, string> = {
     "webhook-id": id,
     "webhook-timestamp": timestamp,
-    "webhook-signature": signatures.join(" "),
+    "webhook-signature": sign(prefix, body),
   };
+  if (hops !== undefined) {
+    headers[hopsHeader] = String(hops);
+    headers[hopsSignatureHeader] = sign(hopsSignedContent(hops, id, timestamp));
+  }
+  return headers;
 }
 
 /**

@@ -4,6 +4,7 @@ import { Counter } from "prom-client";
 import { toNodeListener } from "../adapters/node.ts";
 import type { RetentionSchedule } from "../audit/retention-schedule.ts";
 import type { HookinboxConfig } from "../config/index.ts";
+import { refuseOwnWebhookDestinations } from "../forward/own-webhooks.ts";
 import { createInbox, type Inbox, type InboxOptions } from "../inbox.ts";
 import type { Worker } from "../queue/worker.ts";
 import { type ConnectionGuard, guardConnections } from "./connection-guard.ts";
@@ -78,10 +79,6 @@ export async function startGateway(
     await inbox.close().catch(() => undefined);
     throw error;
   }
-  // In-process handlers run in this process's worker; events arrive through `notify`, so a new
-  // delivery starts without waiting for a poll.
-  // With --role ingest, workers run elsewhere (`--role worker`) and learn of new deliveries from
-  // the store (PostgreSQL NOTIFY) or its poll.
   // Retention (rejected receipts after 7 days and dedup keys after 35 by default; payloads,
   // events and receipts when configured), swept hourly; PostgreSQL partitions are made ahead.
   const retention = inbox.upkeep();
@@ -95,12 +92,6 @@ export async function startGateway(
     throw error;
   }
   inbox.audit?.start(inbox.config.audit.headIntervalMs);
-  const worker =
-    options.role !== "ingest" &&
-    inbox.config.worker.enabled &&
-    (inbox.config.handlers.size > 0 || inbox.config.destinations.size > 0)
-      ? inbox.startWorker()
-      : null;
   const http = inbox.config.http;
   const server = createServer(
     {
@@ -149,6 +140,30 @@ export async function startGateway(
     await inbox.close().catch(() => undefined);
     throw error;
   }
+  // A destination that is this listener would turn each event into endless new ones: refused
+  // before the worker forwards anything (the port is known only now when it was 0).
+  try {
+    refuseOwnWebhookDestinations(inbox.config.destinations.values(), {
+      host,
+      port: Number(new URL(url).port),
+      publicUrl: http.publicUrl,
+    });
+  } catch (error) {
+    await new Promise((resolve) => server.close(resolve));
+    await retention.stop();
+    await inbox.close().catch(() => undefined);
+    throw error;
+  }
+  // In-process handlers and destinations run in this process's worker; events arrive through
+  // `notify`, so a new delivery starts without waiting for a poll. With --role ingest, workers
+  // run elsewhere (`--role worker`) and learn of new deliveries from the store (PostgreSQL
+  // NOTIFY) or its poll.
+  const worker =
+    options.role !== "ingest" &&
+    inbox.config.worker.enabled &&
+    (inbox.config.handlers.size > 0 || inbox.config.destinations.size > 0)
+      ? inbox.startWorker()
+      : null;
   const metricsPort = options.metricsPort ?? inbox.config.metrics.port;
   let metrics: MetricsServer | null = null;
   try {
@@ -158,6 +173,7 @@ export async function startGateway(
         : null;
   } catch (error) {
     server.close();
+    await worker?.stop();
     await retention.stop();
     await inbox.close().catch(() => undefined);
     throw error;

@@ -6,6 +6,7 @@ import {
   hookinboxError,
   isHookinboxError,
 } from "../errors.ts";
+import { hopsHeader, readHops } from "../forward/hops.ts";
 import type { Logger } from "../log.ts";
 import type { SignedRequest } from "../providers/types.ts";
 import type { AcceptResult, EventIdentity, Store } from "../store/types.ts";
@@ -31,6 +32,8 @@ export interface IngestContext {
   /** Proxies whose X-Forwarded-For is believed (null: trust the socket peer only). */
   readonly trustedProxies: AddressList | null;
   readonly rejectLimiter: RejectLimiter;
+  /** Verified requests that passed through hookinbox more often (`hookinbox-hops`) get 508. */
+  readonly maxHops: number;
   /** Counts outcomes for `/metrics` (absent when metrics are off). */
   readonly metrics?: IngestMetrics;
   /** Learns whether accepts commit, so `/readyz` answers what ingest would. */
@@ -62,7 +65,8 @@ function failure(error: HookinboxError, status = error.status): InboxResponse {
 
 /**
  * The whole ingest path for one request to a named source: rate limit and IP allowlist, verify on
- * the raw bytes, answer a provider handshake, split a batch, identify, store once (receipt +
+ * the raw bytes, answer a provider handshake, split a batch, identify, refuse a forwarding loop
+ * (`hookinbox-hops` over `maxHops`: 508), store once (receipt +
  * event + deliveries in one durable commit per event), then answer. Never throws: every outcome
  * is a response with a stable code, and a 2xx is only returned after the commit.
  *
@@ -222,6 +226,21 @@ export async function acceptWebhook(
     }
     log({ outcome: "error", status: 500, err: { message: (error as Error).message } }, "error");
     return failure(hookinboxError("HOOKINBOX_INTERNAL_ERROR"));
+  }
+
+  // A forwarding loop: refused after verification (an unsigned request is refused as such,
+  // and counts against its address), before anything is stored. The header is honoured whether
+  // or not the provider's scheme signs it: all it can do is make hookinbox refuse.
+  const hops = readHops(headers.get(hopsHeader));
+  if (hops === null || hops > context.maxHops) {
+    return reject(
+      hookinboxError(
+        "HOOKINBOX_LOOP_DETECTED",
+        hops === null
+          ? `${hopsHeader} is not a whole number`
+          : `${hopsHeader} is ${hops}, http.maxHops is ${context.maxHops}; fix the destination that leads back here`,
+      ),
+    );
   }
 
   let results: AcceptResult[];

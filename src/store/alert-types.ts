@@ -2,7 +2,7 @@
 export interface AlertOccurrence {
   /** What folds: occurrences of one condition inside one window become one alert. */
   readonly condition: string;
-  /** `dead-letter`, `effect-held`, `destination-disabled`, `threshold-crossed`, `threshold-recovered`. */
+  /** `dead-letter`, `effect-held`, `destination-disabled`, `threshold-crossed`, `threshold-recovered`, `loop-detected`. */
   readonly kind: string;
   /** What the receiver reads (the latest occurrence's details); never a request body or secret. */
   readonly payload: Readonly<Record<string, unknown>>;

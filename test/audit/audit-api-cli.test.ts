@@ -79,7 +79,9 @@ describe.each(stores)("audit API and CLI ($name)", ({ open, kind }) => {
       {
         store: db.url,
         sources: testSources,
-        audit: { witness: { file: witnessFile, url: await startWitness() } },
+        audit: {
+          witness: { file: witnessFile, url: await startWitness(), allowPrivateNetworks: true },
+        },
       },
       // env: DATABASE_URL, when the test run sets it, must not move this store elsewhere.
       { port: 0, adminToken: token, env: envOf(kind) },

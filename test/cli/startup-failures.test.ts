@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/free-port.ts";
 import { postgresServerUrl } from "../helpers/postgres.ts";
 import { repoRoot, tempDir } from "../helpers/temp.ts";
 
@@ -52,15 +53,6 @@ function expectOneLine(result: { code: number | null; stderr: string }, pattern:
   expect(lines[0]).toMatch(pattern);
   expect(result.stderr).not.toMatch(/^\s+at /m);
   expect(result.code).toBe(1);
-}
-
-/** A port on 127.0.0.1 that nothing listens on (bound, read, released). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe("startup failures", () => {
@@ -137,6 +129,33 @@ describe("startup failures", () => {
       await run(dir, ["start", "--config", path, "--port", String(port)]),
       new RegExp(
         `^hookinbox: HOOKINBOX_PORT_IN_USE: The port is already in use: 127\\.0\\.0\\.1:${port} is taken by another process; stop it or pass --port \\(or set http\\.port\\)$`,
+      ),
+    );
+  });
+
+  it("a destination that is the gateway's own webhook listener names it and says where to point it", async () => {
+    const port = await freePort();
+    const { dir, path } = folderWith("hookinbox.config.json", {
+      store: "sqlite:./hookinbox.db",
+      sources: {
+        loop: {
+          provider: "standard-webhooks",
+          secrets: ["whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD"],
+        },
+      },
+      destinations: {
+        back: {
+          url: `http://localhost:${port}/webhooks/loop`,
+          secret: "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+          allowPrivateNetworks: true,
+        },
+      },
+      routes: [{ from: "loop", to: "back" }],
+    });
+    expectOneLine(
+      await run(dir, ["start", "--config", path, "--port", String(port)]),
+      new RegExp(
+        `^hookinbox: HOOKINBOX_DESTINATION_LOOP: .*: destinations\\.back\\.url is http://localhost:${port}/webhooks/loop; point it at the app that handles the events$`,
       ),
     );
   });

@@ -16,7 +16,10 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+/** Where a proxy connects: fixed, or asked on each connection (a server that starts later). */
+type ProxyTarget = { host: string; port: number } | (() => { host: string; port: number });
+
+export async function startTcpProxy(target: ProxyTarget): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let accepted = 0;
   const track = (socket: Socket) => {
@@ -25,7 +28,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   };
   const onConnection = (client: Socket) => {
     accepted++;
-    const upstream = createConnection(target);
+    const upstream = createConnection(typeof target === "function" ? target() : target);
     track(client);
     track(upstream);
     client.on("error", () => upstream.destroy());
