@@ -88,7 +88,8 @@ export function spawnCommand(
 /** Sends SIGTERM to the process group a `group: true` command leads; waits for its leader. */
 export async function stopGroup(gateway: GatewayProcess): Promise<void> {
   const pid = gateway.child.pid;
-  if (pid === undefined || gateway.child.exitCode !== null) return;
+  if (pid === undefined || gateway.child.exitCode !== null || gateway.child.signalCode !== null)
+    return;
   const exited = gateway.exited();
   try {
     process.kill(-pid, "SIGTERM");

@@ -65,8 +65,9 @@ beforeAll(() => {
 afterAll(async () => {
   await Promise.all(gateways.map(stopGroup));
   await browser?.close();
+  // The clone's node_modules is large: removing it can take minutes on a loaded machine.
   tmp?.cleanup();
-}, 60_000);
+}, 600_000);
 
 describe("a fresh clone", () => {
   it("serves the dashboard after exactly npm ci && npx hookinbox start (Chromium)", async () => {
