@@ -6,15 +6,41 @@
 //
 // Relative asset URLs (base "./") and relative API calls let a host mount the dashboard under a
 // prefix. Hashed file names under assets/ are served as immutable.
+//
+// Vite is imported only when building, so scripts/prepare.mjs and the test setup can ask
+// whether web/dist is up to date where Vite is not installed.
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "vite";
 
 const root = fileURLToPath(new URL("../web/", import.meta.url));
+const defaultOutDir = fileURLToPath(new URL("../web/dist/", import.meta.url));
+
+/** The newest modification time (ms) of any file under `dir`. */
+function newest(dir) {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+/** Whether web/dist holds a build no older than web/src and web/index.html. */
+export function dashboardUpToDate() {
+  let builtAt;
+  try {
+    builtAt = statSync(join(defaultOutDir, "index.html")).mtimeMs;
+  } catch {
+    return false;
+  }
+  const sources = Math.max(newest(join(root, "src")), statSync(join(root, "index.html")).mtimeMs);
+  return builtAt >= sources;
+}
 
 /** Builds web/ into `outDir` (default web/dist). */
-export async function buildDashboard(
-  outDir = fileURLToPath(new URL("../web/dist/", import.meta.url)),
-) {
+export async function buildDashboard(outDir = defaultOutDir) {
+  const { build } = await import("vite");
   await build({
     root,
     base: "./",

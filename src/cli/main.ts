@@ -57,8 +57,10 @@ export async function main(argv: string[], given?: CliContext): Promise<number> 
       error instanceof TypeError &&
       (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
     ) {
+      // node:util's hint about "--" after an unknown option is about positionals; cut it.
+      const message = oneLine(error.message).replace(/\. To specify a positional argument.*$/, "");
       stderr.write(
-        `hookinbox: HOOKINBOX_USAGE: ${oneLine(error.message)} (see hookinbox ${args[0] ?? ""} --help)\n`,
+        `hookinbox: HOOKINBOX_USAGE: ${message} (see hookinbox ${args[0] ? `${args[0]} ` : ""}--help)\n`,
       );
       return 2;
     }
@@ -85,7 +87,8 @@ function usageLine(error: CommanderError, args: readonly string[]): string {
     .filter((a) => !a.startsWith("-"))
     .slice(0, 2)
     .join(" ");
-  return `${message} (see hookinbox ${error.code === "commander.unknownCommand" ? "" : `${path} `}--help)`;
+  const where = error.code === "commander.unknownCommand" || path === "" ? "" : `${path} `;
+  return `${message} (see hookinbox ${where}--help)`;
 }
 
 /** The process's own context; a working folder that was deleted is a one-line failure. */

@@ -98,12 +98,13 @@ export function buildProgram(host: CommandHost, argv: readonly string[], version
     .option("--type <type>", "event type")
     .option("--id <id>", "provider event id")
     .option("--data <file>", "JSON to put in the sample")
-    .option("--times <n>", "send it this many times (duplicates)")
+    .option("--times <n>", "send the same event this many times (duplicates)")
+    .option("--distinct", "without --to: with --times, a new event each time")
     .option("--parallel <n>", "this many at once")
     .option("--delay <ms>", "wait between sends")
     .option("--replay-of <id>", "resend as a replay of this id")
     .option("--timeout <ms>", "per request")
-    .option("--json", "print JSON instead of text");
+    .option("--json", "print one JSON object instead of text");
   passThrough(program, host, argv, "probe", (args) => probeCommand(ctx, args))
     .description("test a receiver the way providers treat it (exit 1 on a failed check)")
     .argument("<url>", "the receiver")

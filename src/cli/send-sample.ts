@@ -23,15 +23,25 @@ export const sendSampleOptions = {
   "replay-of": { type: "string" },
   timeout: { type: "string" },
   json: { type: "boolean" },
+  distinct: { type: "boolean" },
 } as const;
 
-type Values = {
+/** Parsed `hookinbox send` options. */
+export type SendValues = {
   [K in keyof typeof sendSampleOptions]?: (typeof sendSampleOptions)[K]["type"] extends "boolean"
     ? boolean
     : string;
 };
 
-function integerOption(
+/**
+ * An integer option from `min` to `max`, `fallback` when absent; a HOOKINBOX_USAGE error otherwise.
+ *
+ * @example
+ * ```ts
+ * integerOption("times", "3", 1, 100_000, 1); // 3
+ * ```
+ */
+export function integerOption(
   name: string,
   value: string | undefined,
   min: number,
@@ -144,8 +154,14 @@ function resultLine(index: number, count: number, result: DeliveryResult): strin
 export async function sendSampleCommand(
   ctx: CliContext,
   provider: string,
-  values: Values,
+  values: SendValues,
 ): Promise<number> {
+  if (values.distinct) {
+    throw hookinboxError(
+      "HOOKINBOX_USAGE",
+      "--distinct is for `hookinbox send <source>`; with --to, --times sends the same event (choose its id with --id)",
+    );
+  }
   const sample = requireSample(provider);
   const url = targetUrl(values.to);
   const secret = signingSecret(ctx, values.secret ?? privateKeyFile(ctx, values["private-key"]));

@@ -11,20 +11,25 @@ export interface TestRequest {
 
 /**
  * Builds and signs a test event for a source with its first secret (Stripe, GitHub, Standard
- * Webhooks). Tests use the providers' own packages as signers instead; this is for humans.
+ * Webhooks), with `eventId` as the provider's event id when given (else a new one). Tests use the providers' own packages as signers instead; this is for humans.
  *
  * @example
  * ```ts
  * const { headers, body } = signTestEvent(source, Date.now(), "demo.ping");
  * ```
  */
-export function signTestEvent(source: ResolvedSource, nowMs: number, type: string): TestRequest {
+export function signTestEvent(
+  source: ResolvedSource,
+  nowMs: number,
+  type: string,
+  eventId?: string,
+): TestRequest {
   const secret = source.secrets[0]?.value ?? "";
   const seconds = Math.floor(nowMs / 1000);
-  const id = randomUUID();
+  const id = eventId ?? randomUUID();
   switch (source.provider) {
     case "standard-webhooks": {
-      const msgId = `msg_${id.replaceAll("-", "")}`;
+      const msgId = eventId ?? `msg_${id.replaceAll("-", "")}`;
       const body = JSON.stringify({
         type,
         timestamp: new Date(nowMs).toISOString(),
@@ -46,7 +51,7 @@ export function signTestEvent(source: ResolvedSource, nowMs: number, type: strin
       };
     }
     case "stripe": {
-      const evtId = `evt_test_${id.replaceAll("-", "").slice(0, 24)}`;
+      const evtId = eventId ?? `evt_test_${id.replaceAll("-", "").slice(0, 24)}`;
       const body = JSON.stringify({
         id: evtId,
         object: "event",

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
+import { dashboardDir } from "../admin/dashboard-assets.ts";
 import { resolveConfig } from "../config/index.ts";
 import { hookinboxError } from "../errors.ts";
 import { startGateway } from "../gateway/start-gateway.ts";
@@ -68,6 +69,7 @@ export async function startCommand(ctx: CliContext, args: string[]): Promise<num
     `hookinbox listening on ${gateway.url} (role: ${role}, store: ${gateway.inbox.store.kind}${raw.path ? `, config: ${raw.path}` : ", no config file: embedded default"})`,
     `  sources: ${[...resolved.sources.keys()].map((s) => `${gateway.url}/webhooks/${s}`).join(", ") || "(none)"}`,
   ];
+  lines.push(dashboardLine(gateway.url));
   if (gateway.metrics) lines.push(`  metrics: ${gateway.metrics.url}`);
   if (gateway.inbox.audit) {
     lines.push(
@@ -94,6 +96,16 @@ export async function startCommand(ctx: CliContext, args: string[]): Promise<num
   ctx.stderr.write(`${lines.join("\n")}\n`);
   await untilSignal(logger, () => gateway.close().finally(removeTokenFile));
   return 0;
+}
+
+/**
+ * The banner's dashboard line: where it is, or (its assets missing, as after `npm ci
+ * --ignore-scripts` in a checkout) the one line that says so and what to do.
+ */
+function dashboardLine(url: string): string {
+  if (dashboardDir() !== null) return `  dashboard: ${url}/`;
+  const error = hookinboxError("HOOKINBOX_DASHBOARD_NOT_BUILT");
+  return `  dashboard: ${error.code}: ${url}/ answers 503 until you run npm run build:dashboard (npm ci builds it, unless run with --ignore-scripts)`;
 }
 
 /**

@@ -26,6 +26,18 @@ function commandPaths(): string[][] {
   return walk(program, []);
 }
 
+/** The options `path` requires, each with a placeholder value ("audit consistency --from 1"). */
+function required(path: string[]): string[] {
+  const sink = { write: () => true } as unknown as NodeJS.WritableStream;
+  let command: Command | undefined = buildProgram(
+    commandHost({ cwd: process.cwd(), env: {}, stdout: sink, stderr: sink }),
+    [],
+    "0",
+  );
+  for (const name of path) command = command?.commands.find((c) => c.name() === name);
+  return (command?.options ?? []).filter((o) => o.mandatory).flatMap((o) => [o.long!, "1"]);
+}
+
 describe("the hookinbox argument parser (in-process)", () => {
   const tmp = tempDir();
   afterAll(() => tmp.cleanup());
@@ -71,6 +83,25 @@ describe("the hookinbox argument parser (in-process)", () => {
       });
       expect(result.stderr).toMatch(/^hookinbox: HOOKINBOX_USAGE: [^\n]*\n$/);
       expect(result.stderr).toMatch(message);
+    }
+  });
+
+  it("refuses an unknown option on every command and subcommand, in one line, exit 2", async () => {
+    const paths = [[], ...commandPaths()];
+    expect(paths.length).toBe(37);
+    for (const path of paths) {
+      // Required options given (commander checks them first), so only the unknown one is wrong.
+      const result = await runCli([...path, ...required(path), "--no-such-option"]);
+      expect({ path, code: result.code, stdout: result.stdout }).toEqual({
+        path,
+        code: 2,
+        stdout: "",
+      });
+      // commander's "unknown option", or node:util's "Unknown option" for the commands that
+      // parse their own arguments (start, migrate, send, probe, retention run).
+      expect(result.stderr).toMatch(
+        /^hookinbox: HOOKINBOX_USAGE: [Uu]nknown option '--no-such-option' \(see hookinbox (?:[a-z]+ )*--help\)\n$/,
+      );
     }
   });
 

@@ -28,16 +28,26 @@ export async function spawnGateway(
 /**
  * Starts `hookinbox <args>` in `cwd` and resolves once it says where it listens (or, with
  * `ready`, once its stderr matches that pattern: e.g. a `--role worker` process, whose `url` is
- * then empty).
+ * then empty). `hookinbox` is this checkout's bin/hookinbox.mjs unless `command` names another
+ * (such as `["npx", "hookinbox"]` in a clone); with `group`, the process leads its own process
+ * group, which `stopGroup` ends with everything it started.
  */
 export function spawnCommand(
   cwd: string,
   args: string[],
   env: Record<string, string> = {},
-  options: { ready?: RegExp; maxOpenFiles?: number } = {},
+  options: {
+    ready?: RegExp;
+    maxOpenFiles?: number;
+    command?: readonly string[];
+    group?: boolean;
+  } = {},
 ): Promise<GatewayProcess> {
   const ready = options.ready ?? /listening on (http:\/\/[^\s]+)/;
-  const command = [process.execPath, join(repoRoot, "bin/hookinbox.mjs"), ...args];
+  const command = [
+    ...(options.command ?? [process.execPath, join(repoRoot, "bin/hookinbox.mjs")]),
+    ...args,
+  ];
   // A file-descriptor limit (soft and hard, so Node cannot raise it) through the shell's ulimit.
   const [file, ...argv] =
     options.maxOpenFiles === undefined
@@ -47,6 +57,7 @@ export function spawnCommand(
     cwd,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: options.group === true,
   });
   let stdout = "";
   let stderr = "";
@@ -72,4 +83,18 @@ export function spawnCommand(
       reject(new Error(`gateway exited with ${code} before listening:\n${stderr}`));
     });
   });
+}
+
+/** Sends SIGTERM to the process group a `group: true` command leads; waits for its leader. */
+export async function stopGroup(gateway: GatewayProcess): Promise<void> {
+  const pid = gateway.child.pid;
+  if (pid === undefined || gateway.child.exitCode !== null || gateway.child.signalCode !== null)
+    return;
+  const exited = gateway.exited();
+  try {
+    process.kill(-pid, "SIGTERM");
+  } catch {
+    return; // already gone
+  }
+  await exited;
 }
