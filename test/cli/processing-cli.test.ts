@@ -312,6 +312,17 @@ describe("hookinbox replay, dlq, stuck and effects against a running gateway", (
       expect(refused.stderr).toContain("HOOKINBOX_USAGE");
     }
     expect((await hookinbox(tmp.dir, ["replay"])).code).toBe(2);
+    const replayUnscoped = await hookinbox(tmp.dir, [
+      "replay",
+      "--filter",
+      "source=stripe",
+      "--all",
+    ]);
+    expect(replayUnscoped.code).toBe(2);
+    expect(replayUnscoped.stderr).toMatch(/^hookinbox: HOOKINBOX_BULK_SCOPE_CONFLICT: /);
+    const planned = await hookinbox(tmp.dir, ["replay", "--all", "--dry-run", "--json"]);
+    expect(planned.code).toBe(0);
+    expect(json(planned.stdout)).toMatchObject({ dryRun: true, events: 3 });
     expect((await hookinbox(tmp.dir, ["replay", okId, "--filter", "all"])).code).toBe(2);
 
     // The replayed shipment does not ship again: the ledger already holds "ship" as done.
@@ -355,11 +366,23 @@ describe("hookinbox replay, dlq, stuck and effects against a running gateway", (
     expect(second.nextCursor).toBeNull();
     expect((await hookinbox(tmp.dir, ["dlq", "list", "--limit", "0"])).code).toBe(2);
 
-    // dlq retry --all: both go back; another target has none.
+    // dlq retry --target: both go back; another target has none. Without --target or --all, and
+    // with both, it is refused; --dry-run counts and changes nothing.
+    const unscoped = await hookinbox(tmp.dir, ["dlq", "retry"]);
+    expect(unscoped.code).toBe(2);
+    expect(unscoped.stderr).toMatch(/^hookinbox: HOOKINBOX_BULK_UNSCOPED: .*--all/);
+    const both = await hookinbox(tmp.dir, ["dlq", "retry", "--all", "--target", "x"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/^hookinbox: HOOKINBOX_BULK_SCOPE_CONFLICT: /);
+    const dryRun = await hookinbox(tmp.dir, ["dlq", "retry", "--all", "--dry-run"]);
+    expect(dryRun).toMatchObject({
+      code: 0,
+      stdout:
+        "dry run: would retry 1 event (2 deliveries: stripe:invoice.payment_failed 2); nothing changed\n",
+    });
     const noneRetried = await hookinbox(tmp.dir, [
       "dlq",
       "retry",
-      "--all",
       "--target",
       "stripe:invoice.paid",
     ]);
@@ -367,7 +390,6 @@ describe("hookinbox replay, dlq, stuck and effects against a running gateway", (
     const all = await hookinbox(tmp.dir, [
       "dlq",
       "retry",
-      "--all",
       "--target",
       "stripe:invoice.payment_failed",
     ]);
