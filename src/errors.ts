@@ -133,6 +133,14 @@ const registry = {
   },
   HOOKINBOX_QUERY_INVALID: { status: 400, message: "Invalid query parameter" },
   HOOKINBOX_CURSOR_INVALID: { status: 400, message: "Invalid cursor" },
+  HOOKINBOX_BULK_UNSCOPED: {
+    status: 400,
+    message: 'A bulk action without a filter needs "all": true (CLI: --all)',
+  },
+  HOOKINBOX_BULK_SCOPE_CONFLICT: {
+    status: 400,
+    message: '"all": true and a filter contradict each other; pass one of them',
+  },
   // audit log
   HOOKINBOX_AUDIT_DISABLED: {
     status: 404,

@@ -22,7 +22,8 @@ import {
 } from "./ingest/request.ts";
 import { parseRequestTarget } from "./ingest/request-target.ts";
 import { type Logger, silentLogger } from "./log.ts";
-import { retryDeliveriesNow, retryDelivery } from "./operations/deliveries.ts";
+import { type BulkPlan, bulkPlan } from "./operations/bulk-scope.ts";
+import { retryDelivery, retryMany } from "./operations/deliveries.ts";
 import type { OperationContext } from "./operations/operation.ts";
 import type { BulkRetryResult } from "./operations/retry-deliveries.ts";
 import type { KeyFetcher } from "./providers/keys/index.ts";
@@ -101,6 +102,11 @@ export interface Inbox {
     filter: ReplayFilter,
     options?: { targets?: readonly string[]; onProgress?: (eventsDone: number) => void },
   ): Promise<{ events: number; deliveries: number }>;
+  /** What `replayWhere` would create (events, deliveries per target), counted in SQL; changes nothing. */
+  planReplayWhere(
+    filter: ReplayFilter,
+    options?: { targets?: readonly string[] },
+  ): Promise<BulkPlan>;
   /**
    * Runs a delivery now: a dead one goes back with a fresh attempt budget, a pending one (waiting
    * for its next backoff step) is due now, a blocked one has the delivery blocking its ordering
@@ -430,6 +436,22 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       ingest.onDeliveries();
       return result;
     },
+    async planReplayWhere(filter, planOptions = {}) {
+      await migrated;
+      if (planOptions.targets) checkTargets(planOptions.targets);
+      const fixed = planOptions.targets;
+      // Routing reads source and type only, so each (source, type) group is routed once.
+      const kinds = await store.countEventKinds(filter);
+      return bulkPlan(
+        kinds.reduce((sum, k) => sum + k.events, 0),
+        kinds.flatMap((k) =>
+          (fixed ?? route(k.source, k.type, empty)).map((target) => ({
+            target,
+            deliveries: k.events,
+          })),
+        ),
+      );
+    },
     async retryDelivery(deliveryId) {
       await migrated;
       return retryDelivery.run(inbox.operations, { id: deliveryId });
@@ -437,12 +459,13 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     async retryDeliveries(deliveryIds, retryOptions = {}) {
       await migrated;
       const progress = retryOptions.onProgress;
-      return retryDeliveriesNow.run(
+      return retryMany(
         {
           ...inbox.operations,
           ...(progress ? { onProgress: (done: number) => progress(done) } : {}),
         },
-        { ids: [...deliveryIds], override: retryOptions.override === true },
+        [...new Set(deliveryIds)],
+        retryOptions.override === true,
       );
     },
     get operations(): OperationContext {

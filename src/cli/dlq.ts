@@ -3,6 +3,7 @@ import { hookinboxError } from "../errors.ts";
 import { listDeadLetters, retryDeadLetters, retryDelivery } from "../operations/deliveries.ts";
 import type { Runbook } from "../operations/runbooks.ts";
 import type { DeliveryView } from "../store/queue-types.ts";
+import { planText } from "./bulk-plan.ts";
 import { oneLine } from "./cli-args.ts";
 import type { CommandHost } from "./command-host.ts";
 import { renderTable } from "./table.ts";
@@ -21,6 +22,8 @@ export function runbookCell(runbook: Runbook | null): string {
     runbook.safeToReprocess === null ? "safe?" : runbook.safeToReprocess ? "safe" : "NOT safe";
   return `${runbook.owner ?? "no owner"}, ${safe}`;
 }
+
+type RetryResult = Awaited<ReturnType<typeof retryDeadLetters.run>>;
 
 type WithRunbook = DeliveryView & { runbook: Runbook | null };
 
@@ -46,16 +49,17 @@ function deadTable(page: { items: WithRunbook[]; nextCursor: string | null }): s
  * `hookinbox dlq list|retry`: the dead-letter queue.
  * - `list [--target T] [--limit N] [--cursor C]`: dead deliveries, newest first, with runbooks;
  * - `retry <deliveryId>`: puts one back in the queue with a fresh attempt budget;
- * - `retry --all [--target T] [--override-unsafe]`: retries every dead delivery, with a progress
- *   bar; refused when a runbook says one of their event types is not safe to reprocess, unless
- *   overridden.
+ * - `retry --all | --target T [--override-unsafe] [--dry-run]`: retries every dead delivery (of
+ *   all targets, or of one; `--all` with `--target` is refused), with a progress bar; refused when
+ *   a runbook says one of their event types is not safe to reprocess, unless overridden.
+ *   `--dry-run` prints how many it would retry, per target, and retries none.
  *
  * A running worker (another process on the same store) picks retried deliveries up at its next
  * poll (`worker.pollInterval`, default 1s).
  *
  * @example
  * ```ts
- * registerDlq(program, host); // hookinbox dlq retry --all --target app
+ * registerDlq(program, host); // hookinbox dlq retry --target app --dry-run
  * ```
  */
 export function registerDlq(program: Command, host: CommandHost): void {
@@ -67,19 +71,19 @@ export function registerDlq(program: Command, host: CommandHost): void {
       host.run(options, { operation: listDeadLetters, access: "read", text: deadTable }, options),
     );
   host
-    .leaf(dlq, "retry", "put one dead delivery (or --all) back in the queue")
+    .leaf(dlq, "retry", "put one dead delivery (or --target T, or --all) back in the queue")
     .argument("[deliveryId]", "the delivery to retry")
-    .option("--all", "every dead delivery (with --target: of one target)")
-    .option("--target <name>", "with --all: only this handler or destination")
+    .option("--all", "every dead delivery of every target")
+    .option("--target <name>", "every dead delivery of this handler or destination")
     .option("--override-unsafe", "retry even types whose runbook says not safe to reprocess")
+    .option("--dry-run", "with --all or --target: count what would be retried, per target")
     .action(async (id: string | undefined, options) => {
-      if ((id === undefined) === (options.all !== true))
+      const bulk = options.all === true || options.target !== undefined;
+      if (id !== undefined && (bulk || options.overrideUnsafe || options.dryRun))
         throw hookinboxError(
           "HOOKINBOX_USAGE",
-          "give a delivery id or --all (see hookinbox dlq retry --help)",
+          "--all, --target, --override-unsafe and --dry-run go without a delivery id",
         );
-      if (id !== undefined && (options.target !== undefined || options.overrideUnsafe))
-        throw hookinboxError("HOOKINBOX_USAGE", "--target and --override-unsafe go with --all");
       if (id !== undefined) {
         return host.run(
           options,
@@ -97,11 +101,25 @@ export function registerDlq(program: Command, host: CommandHost): void {
         {
           operation: retryDeadLetters,
           access: "write",
-          progress: { label: "dead deliveries retried", done: (r) => r.retried + r.skipped },
-          text: ({ retried, skipped }) =>
-            `retried ${retried} dead deliver${retried === 1 ? "y" : "ies"}${skipped > 0 ? ` (${skipped} no longer dead)` : ""}`,
+          ...(options.dryRun
+            ? {}
+            : {
+                progress: {
+                  label: "dead deliveries retried",
+                  done: (r: RetryResult) => ("retried" in r ? r.retried + r.skipped : 0),
+                },
+              }),
+          text: (r: RetryResult) =>
+            "retried" in r
+              ? `retried ${r.retried} dead deliver${r.retried === 1 ? "y" : "ies"}${r.skipped > 0 ? ` (${r.skipped} no longer dead)` : ""}`
+              : planText(r, "retry"),
         },
-        { target: options.target, override: options.overrideUnsafe === true },
+        {
+          target: options.target,
+          all: options.all,
+          override: options.overrideUnsafe === true,
+          dryRun: options.dryRun === true,
+        },
       );
     });
 }

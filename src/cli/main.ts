@@ -21,6 +21,13 @@ function packageVersion(): string {
   return "unknown";
 }
 
+/** Errors in what was asked (exit code 2), as opposed to what happened (1). */
+const usageCodes = new Set<string>([
+  "HOOKINBOX_USAGE",
+  "HOOKINBOX_BULK_UNSCOPED",
+  "HOOKINBOX_BULK_SCOPE_CONFLICT",
+]);
+
 /**
  * Runs the `hookinbox` command with its arguments; resolves to the exit code. Errors print their
  * stable code and message (never a secret) to stderr.
@@ -73,7 +80,7 @@ export async function main(argv: string[], given?: CliContext): Promise<number> 
         );
     stderr.write(`hookinbox: ${known.code}: ${oneLine(known.message)}\n`);
     if (debug) stderr.write(`${stacks(error)}\n`);
-    return known.code === "HOOKINBOX_USAGE" ? 2 : 1;
+    return usageCodes.has(known.code) ? 2 : 1;
   }
 }
 

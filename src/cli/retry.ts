@@ -1,5 +1,10 @@
 import type { Command } from "commander";
-import { retryDeliveriesNow, retryDelivery, showDelivery } from "../operations/deliveries.ts";
+import {
+  retryDeliveriesNow,
+  retryDelivery,
+  retryMany,
+  showDelivery,
+} from "../operations/deliveries.ts";
 import type { OperationContext } from "../operations/operation.ts";
 import type { CommandHost } from "./command-host.ts";
 import { runbookCell } from "./dlq.ts";
@@ -41,7 +46,7 @@ export function registerRetry(program: Command, host: CommandHost): void {
             const result =
               unique.length === 1
                 ? { retried: 1, skipped: 0 }
-                : await retryDeliveriesNow.run(ops, input);
+                : await retryMany(ops, unique, input.override);
             return { ...result, deliveries: await after(ops, unique) };
           },
           ...(unique.length > 1

@@ -40,7 +40,10 @@ export async function runCliOperation<S extends z.ZodObject, R, Out = R>(
   command: CliOperation<S, R, Out>,
   raw: Record<string, unknown>,
 ): Promise<number> {
-  const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined));
+  // `--config` and `--json` are the host's own options, not the operation's input (which is strict).
+  const defined = Object.fromEntries(
+    Object.entries(raw).filter(([k, v]) => v !== undefined && k !== "config" && k !== "json"),
+  );
   const input = parseInput(
     command.operation,
     defined,

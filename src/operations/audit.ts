@@ -40,7 +40,7 @@ export const auditKey = defineOperation({
   name: "audit.key",
   summary: "the Ed25519 public key tree heads are signed with",
   readOnly: true,
-  input: z.object({}),
+  input: z.strictObject({}),
   run: async (ctx) => ({ algorithm: "Ed25519" as const, publicKey: headsOf(ctx).publicKey() }),
 });
 
@@ -56,7 +56,7 @@ export const latestHead = defineOperation({
   name: "audit.head",
   summary: "the newest signed tree head",
   readOnly: true,
-  input: z.object({}),
+  input: z.strictObject({}),
   run: async (ctx) => treeHeadJson(await headsOf(ctx).latest()),
 });
 
@@ -72,7 +72,7 @@ export const signHead = defineOperation({
   name: "audit.sign",
   summary: "sign a tree head of the audit log now",
   readOnly: false,
-  input: z.object({}),
+  input: z.strictObject({}),
   run: async (ctx) => treeHeadJson(await headsOf(ctx).signNow()),
 });
 
@@ -88,7 +88,7 @@ export const proveEvent = defineOperation({
   name: "audit.proof",
   summary: "an event's inclusion proof",
   readOnly: true,
-  input: z.object({ eventId: text("event id"), size: sizeField.optional() }),
+  input: z.strictObject({ eventId: text("event id"), size: sizeField.optional() }),
   run: async (ctx, { eventId, size: given }) => {
     const { size, head } = await sizeOrLatest(ctx, given, "size");
     return { ...(await inclusionProofJson(ctx.store, eventId, size)), head };
@@ -107,7 +107,7 @@ export const proveConsistency = defineOperation({
   name: "audit.consistency",
   summary: "proof that an older log is a prefix of a newer one",
   readOnly: true,
-  input: z.object({ from: sizeField, to: sizeField.optional() }),
+  input: z.strictObject({ from: sizeField, to: sizeField.optional() }),
   run: async (ctx, input) => {
     const current = (await ctx.store.auditTree()).size;
     const from = parseTreeSize(input.from, "from", current);

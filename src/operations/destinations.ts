@@ -23,7 +23,7 @@ export const listDestinations = defineOperation({
   name: "destinations.list",
   summary: "forwarding destinations: state, circuit, in flight, pending, dead",
   readOnly: true,
-  input: z.object({}),
+  input: z.strictObject({}),
   run: async (ctx) => ({
     items: await destinationStatuses(ctx.store, ctx.destinations, ctx.now()),
   }),
@@ -41,7 +41,7 @@ export const showDestination = defineOperation({
   name: "destinations.show",
   summary: "one destination: state, circuit, in flight, pending, dead",
   readOnly: true,
-  input: z.object({ name }),
+  input: z.strictObject({ name }),
   run: (ctx, input) => destinationStatus(ctx.store, ctx.destinations, input.name, ctx.now()),
 });
 
@@ -50,7 +50,7 @@ function stateChange(action: DestinationAction, summary: string) {
     name: `destinations.${action}`,
     summary,
     readOnly: false,
-    input: z.object({
+    input: z.strictObject({
       name,
       ...(action === "pause"
         ? {
@@ -95,7 +95,7 @@ export const destinationDeliveries = defineOperation({
   name: "destinations.deliveries",
   summary: "a destination's deliveries, newest first",
   readOnly: true,
-  input: z.object({
+  input: z.strictObject({
     name,
     status: oneOf(deliveryStatuses).optional(),
     limit: limitField.optional(),

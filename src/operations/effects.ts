@@ -15,7 +15,7 @@ export const listEffects = defineOperation({
   name: "effects.list",
   summary: "effects in the ledger (held ones wait for a human)",
   readOnly: true,
-  input: z.object({
+  input: z.strictObject({
     status: oneOf(effectStatuses).optional(),
     eventId: text("event id").optional(),
   }),
@@ -37,7 +37,7 @@ export const resolveEffect = defineOperation({
   name: "effects.resolve",
   summary: "settle a held effect: done (it happened) or release (run it again)",
   readOnly: false,
-  input: z.object({
+  input: z.strictObject({
     id: text("effect id"),
     resolution: z.enum(["done", "release"], {
       error: 'must be "done" (it happened) or "release" (run it again)',

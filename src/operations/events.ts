@@ -59,7 +59,7 @@ export const listEvents = defineOperation({
   name: "events.list",
   summary: "events, newest first",
   readOnly: true,
-  input: z.object({
+  input: z.strictObject({
     source: text("source name").optional(),
     type: text("event type").optional(),
     status: oneOf(eventStatuses).optional(),
@@ -81,7 +81,7 @@ export const showEvent = defineOperation({
   name: "events.show",
   summary: "one event: request, receipts, deliveries with attempts, effects' runbook",
   readOnly: true,
-  input: z.object({ id: text("event id") }),
+  input: z.strictObject({ id: text("event id") }),
   run: async (ctx, { id }) => {
     const event = await ctx.store.getEvent(id);
     if (!event) {
@@ -106,7 +106,7 @@ export const listReceipts = defineOperation({
   name: "receipts.list",
   summary: "receipts (requests that arrived, rejections included), newest first",
   readOnly: true,
-  input: z.object({
+  input: z.strictObject({
     rejected: z
       .enum(["true", "false"], { error: "must be true or false" })
       .transform((value) => value === "true")

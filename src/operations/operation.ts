@@ -4,6 +4,7 @@ import { hookinboxError } from "../errors.ts";
 import type { ConfiguredDestination } from "../forward/destination-admin.ts";
 import type { DeliveryView, ReplayFilter } from "../store/queue-types.ts";
 import type { Store } from "../store/types.ts";
+import type { BulkPlan } from "./bulk-scope.ts";
 import type { Runbooks } from "./runbooks.ts";
 
 /** Re-delivery needs the handlers' routes, which only an inbox built from the config has. */
@@ -13,6 +14,11 @@ export interface Replayer {
     filter: ReplayFilter,
     options?: { targets?: readonly string[]; onProgress?: (eventsDone: number) => void },
   ): Promise<{ events: number; deliveries: number }>;
+  /** What `replayWhere` would create, per target, counted in the store; changes nothing. */
+  planReplayWhere(
+    filter: ReplayFilter,
+    options?: { targets?: readonly string[] },
+  ): Promise<BulkPlan>;
 }
 
 /**
@@ -49,6 +55,11 @@ export interface Operation<S extends z.ZodObject = z.ZodObject, R = unknown> {
   /** Reads only: never migrates, never changes the store. */
   readonly readOnly: boolean;
   readonly input: S;
+  /**
+   * A rule across fields that a schema cannot say with its own code (a bulk action's scope); it
+   * runs after the schema, before anything opens the store, and throws a HookinboxError.
+   */
+  readonly check?: (input: z.output<S>) => void;
   run(ctx: OperationContext, input: z.output<S>): Promise<R>;
 }
 
@@ -59,7 +70,7 @@ export interface Operation<S extends z.ZodObject = z.ZodObject, R = unknown> {
  * ```ts
  * export const listRunbooks = defineOperation({
  *   name: "runbooks.list", summary: "configured runbooks", readOnly: true,
- *   input: z.object({}), run: async (ctx) => ({ items: ctx.runbooks.all }),
+ *   input: z.strictObject({}), run: async (ctx) => ({ items: ctx.runbooks.all }),
  * });
  * ```
  */
@@ -69,10 +80,18 @@ export function defineOperation<S extends z.ZodObject, R>(
   return operation;
 }
 
+/** What a top-level object accepts, for the unknown-key message (`; accepted: a, b`). */
+function accepted(schema: z.ZodObject | null, nameOf: (field: string) => string): string {
+  if (!schema) return "";
+  const keys = Object.keys(schema.shape);
+  return keys.length === 0 ? "; it takes none" : `; accepted: ${keys.map(nameOf).join(", ")}`;
+}
+
 /**
- * Validates raw input against an operation's schema. A failure is one error with `code`
+ * Validates raw input against an operation's (strict) schema. A failure is one error with `code`
  * (HOOKINBOX_QUERY_INVALID for the API, HOOKINBOX_USAGE for the CLI) naming each field as the
- * surface calls it (`limit` in a query, `--limit` on the command line).
+ * surface calls it (`limit` in a query, `--limit` on the command line); an unknown key is named
+ * too (`unknown key "sorce"`).
  *
  * @example
  * ```ts
@@ -87,10 +106,19 @@ export function parseInput<S extends z.ZodObject>(
   nameOf: (field: string) => string = (field) => field,
 ): z.output<S> {
   const parsed = operation.input.safeParse(raw);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    operation.check?.(parsed.data);
+    return parsed.data;
+  }
   const messages = parsed.error.issues.map((issue) => {
     const field = issue.path.map(String).join(".");
-    return field === "" ? issue.message : `${nameOf(field)} ${issue.message}`;
+    // Strict schemas: a misspelt key is refused by name, never ignored (an ignored filter key
+    // would widen a bulk action to everything).
+    const message =
+      issue.code === "unrecognized_keys"
+        ? `unknown ${issue.keys.length === 1 ? "key" : "keys"} ${issue.keys.map((k) => `"${nameOf(k)}"`).join(", ")}${accepted(issue.path.length === 0 ? operation.input : null, nameOf)}`
+        : issue.message;
+    return field === "" ? message : `${nameOf(field)} ${message}`;
   });
   throw hookinboxError(code, [...new Set(messages)].join("; "));
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { unknownDestination } from "../forward/destination-admin.ts";
+import { allField, checkBulkScope, dryRunField } from "./bulk-scope.ts";
 import { eventStatuses, oneOf, targetsField, text, timeField } from "./fields.ts";
 import { defineOperation, type OperationContext, type Replayer } from "./operation.ts";
 
@@ -47,7 +48,7 @@ export const replayEvent = defineOperation({
   name: "events.replay",
   summary: "re-deliver one event (new deliveries flagged replay)",
   readOnly: false,
-  input: z.object({
+  input: z.strictObject({
     id: text("event id"),
     targets: targetsField.optional(),
     destination: destinationField.optional(),
@@ -59,30 +60,41 @@ export const replayEvent = defineOperation({
   },
 });
 
+/** The filter fields of a bulk replay (an empty filter needs `all: true`). */
+const replayFilters = ["source", "type", "status", "receivedFrom", "receivedTo"] as const;
+
 /**
  * Replays every event matching a filter (`receivedFrom` inclusive, `receivedTo` exclusive, on
- * the time the event was first received), in bounded batches, reporting progress.
+ * the time the event was first received), in bounded batches, reporting progress. No filter
+ * needs `all: true` (HOOKINBOX_BULK_UNSCOPED), `all` beside a filter is refused
+ * (HOOKINBOX_BULK_SCOPE_CONFLICT); `dryRun: true` answers how many events and deliveries, per
+ * target, it would create, and creates none.
  *
  * @example
  * ```ts
  * const { events, deliveries } = await replayWhere.run(ctx, { source: "stripe", status: "dead" });
+ * const plan = await replayWhere.run(ctx, { all: true, dryRun: true }); // { dryRun: true, targets, … }
  * ```
  */
 export const replayWhere = defineOperation({
   name: "replays.create",
   summary: "replay every event matching a filter",
   readOnly: false,
-  input: z.object({
+  input: z.strictObject({
     source: text("source name").optional(),
     type: text("event type").optional(),
     status: oneOf(eventStatuses).optional(),
     receivedFrom: timeField.optional(),
     receivedTo: timeField.optional(),
+    all: allField,
     targets: targetsField.optional(),
     destination: destinationField.optional(),
+    dryRun: dryRunField,
   }),
-  run: async (ctx, { targets: _t, destination: _d, ...filter }) => {
+  check: (input) => checkBulkScope(input, replayFilters),
+  run: async (ctx, { targets: _t, destination: _d, all: _all, dryRun, ...filter }) => {
     const targets = chosenTargets(ctx, { targets: _t, destination: _d });
+    if (dryRun) return replayerOf(ctx).planReplayWhere(filter, targets ? { targets } : {});
     const progress = ctx.onProgress;
     const total = progress ? await ctx.store.countEvents(filter) : 0;
     return replayerOf(ctx).replayWhere(filter, {

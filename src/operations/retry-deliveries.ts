@@ -25,17 +25,33 @@ export function checkSafeToReprocess(
   override: boolean,
 ): void {
   if (override) return;
+  const unsafe = unsafeTypes(deliveries, runbooks);
+  if (unsafe.length > 0) {
+    throw hookinboxError(
+      "HOOKINBOX_UNSAFE_TO_REPROCESS",
+      `${unsafe.join(", ")}: read the runbook, then retry one by one or override`,
+    );
+  }
+}
+
+/**
+ * The `source:type`s among `deliveries` whose runbook says they are not safe to reprocess.
+ *
+ * @example
+ * ```ts
+ * unsafeTypes([{ source: "stripe", type: "charge.refunded" }], runbooks); // ["stripe:charge.refunded"]
+ * ```
+ */
+export function unsafeTypes(
+  deliveries: readonly Pick<DeliveryView, "source" | "type">[],
+  runbooks: Runbooks,
+): string[] {
   const unsafe = new Set<string>();
   for (const d of deliveries) {
     if (runbooks.for(d.source, d.type)?.safeToReprocess === false)
       unsafe.add(`${d.source}:${d.type ?? "-"}`);
   }
-  if (unsafe.size > 0) {
-    throw hookinboxError(
-      "HOOKINBOX_UNSAFE_TO_REPROCESS",
-      `${[...unsafe].join(", ")}: read the runbook, then retry one by one or override`,
-    );
-  }
+  return [...unsafe];
 }
 
 /**

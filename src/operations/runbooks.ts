@@ -74,6 +74,6 @@ export const listRunbooks = defineOperation({
   name: "runbooks.list",
   summary: "configured runbooks: owner, safe to reprocess, notes, link",
   readOnly: true,
-  input: z.object({}),
+  input: z.strictObject({}),
   run: async (ctx) => ({ items: ctx.runbooks.all }),
 });

@@ -18,7 +18,7 @@ export const stuckWork = defineOperation({
   summary:
     "what needs a human: expired leases, abandoned handlers, blocked keys, held effects, old undone events",
   readOnly: true,
-  input: z.object({
+  input: z.strictObject({
     olderThan: durationField.prefault("1h").describe("events older than this and not done count"),
     limit: limitField.default(50),
   }),

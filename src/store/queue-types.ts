@@ -185,6 +185,33 @@ export interface ReplayFilter {
   readonly receivedTo?: number;
 }
 
+/** Events matching a replay filter that share what bulk routing reads: source and type. */
+export interface EventKindCount {
+  readonly source: string;
+  readonly type: string | null;
+  readonly events: number;
+}
+
+/** Which deliveries a bulk count covers: every field narrows. */
+export interface DeliveryCountQuery {
+  /** Statuses to count (at least one). */
+  readonly statuses: readonly DeliveryStatus[];
+  readonly target?: string;
+  /** Only these deliveries. */
+  readonly ids?: readonly string[];
+}
+
+/** Deliveries counted per target and event kind, and how many events they belong to. */
+export interface DeliveryCounts {
+  readonly events: number;
+  readonly kinds: ReadonlyArray<{
+    readonly target: string;
+    readonly source: string;
+    readonly type: string | null;
+    readonly deliveries: number;
+  }>;
+}
+
 /** The effect ledger's answer to a claim. */
 export type EffectClaim =
   | { readonly state: "claimed"; readonly effectId: string; readonly reclaimed: boolean }
@@ -339,6 +366,10 @@ export interface QueueStore extends AlertOutboxStore {
   ): Promise<{ events: number; deliveries: number }>;
   /** Counts events matching a replay filter (for progress bars). */
   countEvents(filter: ReplayFilter): Promise<number>;
+  /** Counts events matching a replay filter per source and type, in SQL (bulk dry runs). */
+  countEventKinds(filter: ReplayFilter): Promise<EventKindCount[]>;
+  /** Counts deliveries per target and event kind, in SQL (bulk dry runs). */
+  countDeliveryKinds(query: DeliveryCountQuery): Promise<DeliveryCounts>;
   claimEffect(input: EffectClaimInput): Promise<EffectClaim>;
   completeEffect(effectId: string, claimant: string, result: unknown, now: number): Promise<void>;
   /** Drops a claim whose function threw, so the next try runs it again. */

@@ -67,7 +67,7 @@ describe("the hookinbox argument parser (in-process)", () => {
       [["events", "list", "--status", "lost"], /--status must be one of received, ignored/],
       [["events", "show"], /missing required argument 'id'/],
       [["stuck", "--older-than", "soon"], /--older-than must be a duration/],
-      [["dlq", "retry"], /give a delivery id or --all/],
+      [["dlq", "retry", "dlv_1", "--all"], /go without a delivery id/],
       [["effects", "resolve", "eff_1"], /--done .* or --release/],
       [["replay", "--filter", "colour=red"], /--filter takes key=value/],
       [["replay", "--filter", "from=yesterday"], /--filter from must be an ISO 8601 time/],
@@ -102,6 +102,30 @@ describe("the hookinbox argument parser (in-process)", () => {
       expect(result.stderr).toMatch(
         /^hookinbox: HOOKINBOX_USAGE: [Uu]nknown option '--no-such-option' \(see hookinbox (?:[a-z]+ )*--help\)\n$/,
       );
+    }
+  });
+
+  it("refuses a bulk action with no scope, or with --all and a filter, before opening a store, exit 2", async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [["dlq", "retry"], /^hookinbox: HOOKINBOX_BULK_UNSCOPED: [^\n]*--all[^\n]*target\n$/],
+      [["dlq", "retry", "--dry-run"], /^hookinbox: HOOKINBOX_BULK_UNSCOPED: /],
+      [
+        ["dlq", "retry", "--all", "--target", "app"],
+        /^hookinbox: HOOKINBOX_BULK_SCOPE_CONFLICT: [^\n]*with target\n$/,
+      ],
+      [
+        ["replay", "--all", "--filter", "source=stripe"],
+        /^hookinbox: HOOKINBOX_BULK_SCOPE_CONFLICT: [^\n]*with source\n$/,
+      ],
+    ];
+    for (const [args, stderr] of cases) {
+      const result = await runCli(args);
+      expect({ args, code: result.code, stdout: result.stdout }).toEqual({
+        args,
+        code: 2,
+        stdout: "",
+      });
+      expect(result.stderr).toMatch(stderr);
     }
   });
 

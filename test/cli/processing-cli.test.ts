@@ -312,6 +312,9 @@ describe("hookinbox replay, dlq, stuck and effects against a running gateway", (
       expect(refused.stderr).toContain("HOOKINBOX_USAGE");
     }
     expect((await hookinbox(tmp.dir, ["replay"])).code).toBe(2);
+    const planned = await hookinbox(tmp.dir, ["replay", "--all", "--dry-run", "--json"]);
+    expect(planned.code).toBe(0);
+    expect(json(planned.stdout)).toMatchObject({ dryRun: true, events: 3 });
     expect((await hookinbox(tmp.dir, ["replay", okId, "--filter", "all"])).code).toBe(2);
 
     // The replayed shipment does not ship again: the ledger already holds "ship" as done.
@@ -355,11 +358,17 @@ describe("hookinbox replay, dlq, stuck and effects against a running gateway", (
     expect(second.nextCursor).toBeNull();
     expect((await hookinbox(tmp.dir, ["dlq", "list", "--limit", "0"])).code).toBe(2);
 
-    // dlq retry --all: both go back; another target has none.
+    // dlq retry --target: both go back; another target has none. --dry-run counts and changes
+    // nothing (no scope, or --all with --target, is refused: test/cli/cli-parser.test.ts).
+    const dryRun = await hookinbox(tmp.dir, ["dlq", "retry", "--all", "--dry-run"]);
+    expect(dryRun).toMatchObject({
+      code: 0,
+      stdout:
+        "dry run: would retry 1 event (2 deliveries: stripe:invoice.payment_failed 2); nothing changed\n",
+    });
     const noneRetried = await hookinbox(tmp.dir, [
       "dlq",
       "retry",
-      "--all",
       "--target",
       "stripe:invoice.paid",
     ]);
@@ -367,7 +376,6 @@ describe("hookinbox replay, dlq, stuck and effects against a running gateway", (
     const all = await hookinbox(tmp.dir, [
       "dlq",
       "retry",
-      "--all",
       "--target",
       "stripe:invoice.payment_failed",
     ]);

@@ -224,6 +224,14 @@ describe("dashboard in Chromium", () => {
     await shot("05-dead-letters");
     await page.locator("[data-testid=dead-row] input[type=checkbox]").check();
     await page.getByTestId("bulk-retry").click();
+    // A dry run first: the count per target, and the runbook's "not safe" (so: override).
+    await page.getByTestId("bulk-plan").waitFor();
+    expect(await text("bulk-plan")).toBe(
+      "This will retry 1 event (1 delivery: std:card.charge 1).",
+    );
+    expect(await text("bulk-unsafe")).toBe(
+      "A runbook says not safe to reprocess: std:card.charge.",
+    );
     await page.getByTestId("override-retry").waitFor();
     await shot("06-unsafe-override");
     await page.getByTestId("override-retry").click();
@@ -268,6 +276,31 @@ describe("dashboard in Chromium", () => {
       .locator("[data-testid=dead-row]")
       .evaluateAll((rows) => rows.map((row) => row.getAttribute("data-delivery-id")));
     expect(new Set(ids).size).toBe(101);
+
+    // Retry all: the dry run's count before the confirmation; Cancel changes nothing.
+    const deadNow = async () =>
+      (await gateway.inbox.store.listDeliveries({ status: "dead", limit: 500 })).items
+        .map((d) => `${d.id}:${d.attempts}:${d.runAt}`)
+        .sort();
+    const beforePlan = await deadNow();
+    await page.getByTestId("retry-all").click();
+    await page.getByTestId("bulk-plan").waitFor();
+    expect(await text("bulk-plan")).toBe(
+      "This will retry 101 events (101 deliveries: std:card.charge 101).",
+    );
+    await shot("08-retry-all-plan");
+    await page.getByTestId("cancel-bulk").click();
+    expect(await page.getByTestId("bulk-plan").count()).toBe(0);
+    expect(await deadNow()).toEqual(beforePlan);
+    // Confirmed (with the override the runbook asks for): all 101 go back.
+    await page.getByTestId("retry-all").click();
+    await page.getByTestId("override-retry").click();
+    await page.getByTestId("dead-message").waitFor();
+    await until(
+      async () => (await text("dead-message")) === "Retried 101 dead letters.",
+      10_000,
+      "the retry of all dead letters",
+    );
 
     // Sign out: the page asks for the token again and the API refuses the old cookie.
     await page.getByTestId("sign-out").click();

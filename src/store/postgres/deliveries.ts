@@ -1,8 +1,16 @@
 import type pg from "pg";
+import { type CountDialect, deliveryCountQueries, toDeliveryCounts } from "../core/bulk-counts.ts";
 import { deliveryTerms, renderWhere } from "../core/filters.ts";
 import { pageLimit, pageOf } from "../core/paging.ts";
 import { attemptColumns, toAttemptView, toDeliveryView } from "../core/views.ts";
-import type { AttemptView, DeliveryPage, DeliveryQuery, DeliveryView } from "../queue-types.ts";
+import type {
+  AttemptView,
+  DeliveryCountQuery,
+  DeliveryCounts,
+  DeliveryPage,
+  DeliveryQuery,
+  DeliveryView,
+} from "../queue-types.ts";
 import { withRetry } from "./connection.ts";
 import { retryPostgres } from "./queue/retry-delivery.ts";
 import type { SchemaNames } from "./schema-names.ts";
@@ -14,6 +22,24 @@ const columnsOf = (
   run_at, lease_owner, lease_expires_at, last_error, is_replay, replay_of, created_at, completed_at,
   (SELECT e.source FROM ${t.events} e WHERE e.id = deliveries.event_id) AS source,
   (SELECT e.type FROM ${t.events} e WHERE e.id = deliveries.event_id) AS type`;
+
+/**
+ * Bulk counts in PostgreSQL: a list is one text[] parameter.
+ *
+ * @example
+ * ```ts
+ * deliveryCountQueries({ statuses: ["dead"] }, postgresCounts(t));
+ * ```
+ */
+export function postgresCounts(t: SchemaNames): CountDialect {
+  return {
+    placeholder: (n) => `$${n}`,
+    inList: (column) => `${column} = ANY(?::text[])`,
+    listValue: (values) => [...values],
+    events: t.events,
+    deliveries: t.deliveries,
+  };
+}
 
 async function attemptLogs(
   pool: pg.Pool,
@@ -57,6 +83,15 @@ export function deliveriesPostgres(pool: pg.Pool, t: SchemaNames, notify: () => 
   };
   return {
     byId,
+    /** Deliveries per target and event kind, and their distinct events (bulk dry runs). */
+    async counts(query: DeliveryCountQuery): Promise<DeliveryCounts> {
+      const { kinds, events } = deliveryCountQueries(query, postgresCounts(t));
+      const [rows, total] = await Promise.all([
+        withRetry(() => pool.query(kinds.sql, kinds.values)),
+        withRetry(() => pool.query(events.sql, events.values)),
+      ]);
+      return toDeliveryCounts(rows.rows, total.rows[0]?.n);
+    },
     async list(query: DeliveryQuery): Promise<DeliveryPage> {
       const limit = pageLimit(query.limit);
       const { where, values } = renderWhere(deliveryTerms(query), (n) => `$${n}`);

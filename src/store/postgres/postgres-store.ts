@@ -185,6 +185,8 @@ export function openPostgresStore(
       }),
     replayWhere: (filter, replayOptions) => run(() => replay.where(filter, replayOptions)),
     countEvents: (filter) => run(() => replay.count(filter)),
+    countEventKinds: (filter) => run(() => replay.kinds(filter)),
+    countDeliveryKinds: (query) => run(() => deliveries.counts(query)),
     claimEffect: (input) => run(() => effects.claim(input)),
     completeEffect: (id, claimant, result, now) =>
       run(() => effects.complete(id, claimant, result, now)),

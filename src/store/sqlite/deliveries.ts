@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { type CountDialect, deliveryCountQueries, toDeliveryCounts } from "../core/bulk-counts.ts";
 import { deliveryTerms, renderWhere } from "../core/filters.ts";
 import { pageLimit, pageOf } from "../core/paging.ts";
 import {
@@ -8,7 +9,14 @@ import {
   toAttemptView,
   toDeliveryView,
 } from "../core/views.ts";
-import type { AttemptView, DeliveryPage, DeliveryQuery, DeliveryView } from "../queue-types.ts";
+import type {
+  AttemptView,
+  DeliveryCountQuery,
+  DeliveryCounts,
+  DeliveryPage,
+  DeliveryQuery,
+  DeliveryView,
+} from "../queue-types.ts";
 
 export type { DeliveryRow };
 export { toDeliveryView };
@@ -24,6 +32,22 @@ export const eventColumns = `(SELECT e.source FROM events e WHERE e.id = deliver
 export const deliveryColumns = `id, event_id, target, status, ordering_key, version, attempts, run_at,
   lease_owner, lease_expires_at, last_error, is_replay, replay_of, created_at, completed_at,
   ${eventColumns}`;
+
+/**
+ * Bulk counts in SQLite: a list is one JSON parameter read with json_each.
+ *
+ * @example
+ * ```ts
+ * deliveryCountQueries({ statuses: ["dead"] }, sqliteCounts);
+ * ```
+ */
+export const sqliteCounts: CountDialect = {
+  placeholder: () => "?",
+  inList: (column) => `${column} IN (SELECT value FROM json_each(?))`,
+  listValue: (values) => JSON.stringify(values),
+  events: "events",
+  deliveries: "deliveries",
+};
 
 /**
  * Prepares the delivery listings: `list` (newest first, filtered, cursor-paged; never more than
@@ -61,6 +85,15 @@ export function prepareDeliveryViews(db: Database.Database) {
     },
     ofEvent(eventId: string): DeliveryView[] {
       return ofEvent.all(eventId).map((row) => toDeliveryView(row, attemptLog(row.id)));
+    },
+    /** Deliveries per target and event kind, and their distinct events (bulk dry runs). */
+    counts(query: DeliveryCountQuery): DeliveryCounts {
+      const { kinds, events } = deliveryCountQueries(query, sqliteCounts);
+      const rows = db.prepare(kinds.sql).all(...kinds.values) as Parameters<
+        typeof toDeliveryCounts
+      >[0];
+      const total = db.prepare(events.sql).get(...events.values) as { n: number } | undefined;
+      return toDeliveryCounts(rows, total?.n);
     },
     byId(id: string): DeliveryView | null {
       const row = byId.get(id);

@@ -1,7 +1,9 @@
 import type Database from "better-sqlite3";
+import { eventKindsQuery, toEventKinds } from "../core/bulk-counts.ts";
 import { renderWhere, replayTerms } from "../core/filters.ts";
 import type { ReplayPair } from "../core/replay.ts";
-import type { ReplayFilter } from "../queue-types.ts";
+import type { EventKindCount, ReplayFilter } from "../queue-types.ts";
+import { sqliteCounts } from "./deliveries.ts";
 import { prepareCreateDeliveries } from "./queue/create-deliveries.ts";
 import { prepareFollowUps } from "./queue/key-queue.ts";
 
@@ -92,6 +94,13 @@ export function prepareReplay(db: Database.Database) {
         pages.set(sql, statement);
       }
       return statement.all(...values, limit);
+    },
+    /** Matching events per source and type (a bulk replay's dry run). */
+    kinds(filter: ReplayFilter): EventKindCount[] {
+      const { sql, values } = eventKindsQuery(filter, sqliteCounts);
+      return toEventKinds(
+        db.prepare(sql).all(...values) as Array<{ source: string; type: string | null; n: number }>,
+      );
     },
     count(filter: ReplayFilter): number {
       const { where, values } = renderWhere(replayTerms(filter), () => "?");

@@ -394,6 +394,14 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return read((current) => current.replay.count(filter));
     },
 
+    countEventKinds(filter) {
+      return read((current) => current.replay.kinds(filter));
+    },
+
+    countDeliveryKinds(query) {
+      return read((current) => current.deliveries.counts(query));
+    },
+
     claimEffect: (input) => write("claimEffect", input),
 
     async completeEffect(effectId, claimant, result, at) {

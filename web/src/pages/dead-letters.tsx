@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import type { StuckReport } from "../../../src/store/queue-types.ts";
 import { ApiError, api } from "../api.ts";
+import { addPlans, BulkConfirm, type BulkPlan } from "../bulk-plan.tsx";
 import { stamp } from "../format.ts";
 import { RunbookView } from "../runbook.tsx";
 import type { Delivery, Effect, Page } from "../types.ts";
@@ -9,13 +10,16 @@ import { describe, useLoad } from "../use-load.ts";
 type Stuck = Pick<StuckReport, "expiredLeases" | "abandoned" | "blockedKeys" | "oldUndone">;
 
 const chunk = 50;
+/** Ids per dry run of a selection (the API takes up to 500). */
+const planChunk = 500;
 /** Dead letters per page: the first page refreshes every 10 s, "load more" appends the next. */
 const pageSize = 100;
 
 /**
- * Dead letters, newest first, 100 a page with "load more" (retry one, or bulk retry with progress;
- * a runbook that says "not safe" asks for an explicit override), held effects (resolve) and stuck
- * work.
+ * Dead letters, newest first, 100 a page with "load more" (retry one, or bulk retry of the
+ * selection or of every dead letter: a dry run counts what it would retry, per target, before the
+ * confirmation; a runbook that says "not safe" asks for an explicit override), held effects
+ * (resolve) and stuck work.
  *
  * @example
  * ```tsx
@@ -37,7 +41,16 @@ export function DeadLetters() {
   const [progress, setProgress] = useState<{ done: number; total: number; retried: number } | null>(
     null,
   );
-  const [unsafe, setUnsafe] = useState<string | null>(null);
+  // A bulk retry the server refused as not safe, and how to run it again with the override.
+  const [unsafe, setUnsafe] = useState<{
+    message: string;
+    run: (override: boolean) => Promise<void>;
+  } | null>(null);
+  // The dry run of the bulk retry about to be confirmed, and what confirming runs.
+  const [confirming, setConfirming] = useState<{
+    plan: BulkPlan;
+    run: (override: boolean) => Promise<void>;
+  } | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const first = dead.data?.items ?? [];
   const firstIds = new Set(first.map((d) => d.id));
@@ -79,6 +92,52 @@ export function DeadLetters() {
       setMessage(describe(failure));
     }
   };
+  /** Counts the selection's retry per target (dry run), then asks for confirmation. */
+  const planSelected = async () => {
+    const ids = [...selected];
+    try {
+      const plans: BulkPlan[] = [];
+      for (let i = 0; i < ids.length; i += planChunk) {
+        plans.push(
+          await api<BulkPlan>("deliveries/retry", {
+            method: "POST",
+            body: { ids: ids.slice(i, i + planChunk), dryRun: true },
+          }),
+        );
+      }
+      setConfirming({ plan: addPlans(plans), run: bulkRetry });
+    } catch (failure) {
+      setMessage(describe(failure));
+    }
+  };
+  /** Counts a retry of every dead letter per target (dry run), then asks for confirmation. */
+  const planAll = async () => {
+    try {
+      const plan = await api<BulkPlan>("dead-letters/retry", {
+        method: "POST",
+        body: { all: true, dryRun: true },
+      });
+      setConfirming({ plan, run: retryAll });
+    } catch (failure) {
+      setMessage(describe(failure));
+    }
+  };
+  const retryAll = async (override: boolean) => {
+    setUnsafe(null);
+    try {
+      const result = await api<{ retried: number; skipped: number }>("dead-letters/retry", {
+        method: "POST",
+        body: { all: true, override },
+      });
+      setMessage(`Retried ${result.retried} dead letters.`);
+      setSelected(new Set());
+      await reloadDead();
+    } catch (failure) {
+      if (failure instanceof ApiError && failure.code === "HOOKINBOX_UNSAFE_TO_REPROCESS") {
+        setUnsafe({ message: failure.message, run: retryAll });
+      } else setMessage(describe(failure));
+    }
+  };
   const bulkRetry = async (override: boolean) => {
     setUnsafe(null);
     const ids = [...selected];
@@ -94,7 +153,7 @@ export function DeadLetters() {
         setProgress({ done: Math.min(ids.length, i + chunk), total: ids.length, retried });
       } catch (failure) {
         if (failure instanceof ApiError && failure.code === "HOOKINBOX_UNSAFE_TO_REPROCESS") {
-          setUnsafe(failure.message);
+          setUnsafe({ message: failure.message, run: bulkRetry });
         } else setMessage(describe(failure));
         setProgress(null);
         return;
@@ -124,10 +183,18 @@ export function DeadLetters() {
         <button
           type="button"
           disabled={selected.size === 0 || progress !== null}
-          onClick={() => bulkRetry(false)}
+          onClick={() => void planSelected()}
           data-testid="bulk-retry"
         >
           Retry selected ({selected.size})
+        </button>
+        <button
+          type="button"
+          disabled={items.length === 0 || progress !== null}
+          onClick={() => void planAll()}
+          data-testid="retry-all"
+        >
+          Retry all dead letters
         </button>
         <button
           type="button"
@@ -147,12 +214,28 @@ export function DeadLetters() {
           </span>
         )}
       </div>
+      {confirming && (
+        <BulkConfirm
+          plan={confirming.plan}
+          verb="retry"
+          onConfirm={(override) => {
+            const run = confirming.run;
+            setConfirming(null);
+            void run(override);
+          }}
+          onCancel={() => setConfirming(null)}
+        />
+      )}
       {unsafe && (
         <div class="modal" role="dialog" aria-modal="true">
           <div class="card">
-            <p class="bad">{unsafe}</p>
+            <p class="bad">{unsafe.message}</p>
             <p>Retry anyway?</p>
-            <button type="button" onClick={() => bulkRetry(true)} data-testid="override-retry">
+            <button
+              type="button"
+              onClick={() => void unsafe.run(true)}
+              data-testid="override-retry"
+            >
               Override and retry
             </button>{" "}
             <button type="button" class="link" onClick={() => setUnsafe(null)}>
