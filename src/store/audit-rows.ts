@@ -12,6 +12,10 @@ export interface LeafJoinRow {
   purged_at: number | string | null;
   body_sha256: Buffer | null;
   headers_sha256: Buffer | null;
+  type: string | null;
+  ordering_key: string | null;
+  occurred_at: number | string | null;
+  version: number | null;
 }
 
 /**
@@ -47,6 +51,10 @@ export function leafRecordOf(
                     bodySha256: row.body_sha256 ?? Buffer.alloc(0),
                     headersSha256: row.headers_sha256 ?? Buffer.alloc(0),
                   },
+            type: row.type,
+            orderingKey: row.ordering_key,
+            occurredAt: row.occurred_at === null ? null : Number(row.occurred_at),
+            version: row.version,
           },
   };
 }

@@ -19,6 +19,11 @@ export interface AuditLeafRecord {
     readonly body: Buffer;
     readonly headers: Array<[string, string]>;
     readonly purged: { readonly bodySha256: Buffer; readonly headersSha256: Buffer } | null;
+    /** The columns ingest derived from the payload (re-derived by verify). */
+    readonly type: string | null;
+    readonly orderingKey: string | null;
+    readonly occurredAt: number | null;
+    readonly version: number | null;
   } | null;
 }
 

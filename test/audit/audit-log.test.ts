@@ -60,6 +60,7 @@ describe.each(storeFactories())("audit log ($name)", ({ open }) => {
       ok: true,
       leaves: 21,
       defect: null,
+      coverage: expect.any(Object),
     });
   });
 

@@ -100,7 +100,8 @@ export function auditPostgres(pool: pg.Pool | pg.PoolClient, t: SchemaNames): Au
     async auditLeafPage(afterSeq, limit) {
       const rows = await query<LeafJoinRow & { headers: Array<[string, string]> | null }>(
         `SELECT l.seq, l.event_id, l.hash, e.source, e.dedup_key, e.received_at, e.body, e.headers,
-                e.purged_at, e.body_sha256, e.headers_sha256
+                e.purged_at, e.body_sha256, e.headers_sha256, e.type, e.ordering_key,
+            e.occurred_at, e.version
          FROM ${t.audit_leaves} l LEFT JOIN ${t.events} e ON e.id = l.event_id
          WHERE l.seq > $1 ORDER BY l.seq LIMIT $2`,
         [afterSeq, limit],

@@ -137,7 +137,8 @@ export function prepareAuditReads(db: Database.Database) {
   );
   const page = db.prepare<[number, number], LeafJoinRow & { headers: string | null }>(
     `SELECT l.seq, l.event_id, l.hash, e.source, e.dedup_key, e.received_at, e.body, e.headers,
-            e.purged_at, e.body_sha256, e.headers_sha256
+            e.purged_at, e.body_sha256, e.headers_sha256, e.type, e.ordering_key,
+            e.occurred_at, e.version
      FROM audit_leaves l LEFT JOIN events e ON e.id = l.event_id
      WHERE l.seq > ? ORDER BY l.seq LIMIT ?`,
   );
