@@ -10,6 +10,7 @@ import {
   type LeafRange,
   subtreesFor,
 } from "./merkle.ts";
+import { receiptLeafHashOf } from "./receipt-leaf.ts";
 import { type DerivedField, rederiveIdentity } from "./rederive.ts";
 import { verifyTreeHead } from "./tree-head.ts";
 
@@ -133,6 +134,31 @@ export interface LogVerification {
   readonly coverage: LogCoverage;
 }
 
+/** A receipt leaf names its receipt (`rcp_…`) where an event leaf names its event. */
+const isReceiptLeaf = (record: AuditLeafRecord) =>
+  record.eventId.startsWith("rcp_") && !record.event;
+
+/**
+ * Rechecks a duplicate's receipt leaf against the receipt as stored: null when it holds (or its
+ * row is gone and `expirable`: below a signed head old enough for retention to have removed it).
+ */
+function checkReceipt(record: AuditLeafRecord, expirable: boolean): string | null {
+  const { receipt } = record;
+  if (!receipt) return expirable ? null : "the leaf's receipt row is missing";
+  if (!receipt.duplicate) return "the receipt as stored is not a duplicate's, as its leaf is";
+  const recomputed = receiptLeafHashOf({
+    seq: record.seq,
+    receiptId: receipt.id,
+    source: receipt.source,
+    dedupKey: receipt.dedupKey ?? "",
+    receivedAt: receipt.receivedAt,
+    remoteAddress: receipt.remoteAddress,
+    secretIndex: receipt.secretIndex,
+    size: receipt.size,
+  });
+  return recomputed.equals(record.hash) ? null : "the receipt as stored does not match its leaf";
+}
+
 /** The identity rules of a configured source, or null when the config has no such source. */
 export type IdentityRules = (source: string) => IdentitySpec | null;
 
@@ -193,6 +219,8 @@ export interface ExpiryPolicy {
   readonly eventsMs: number | null;
   /** The verifier's clock (ms). */
   readonly now: number;
+  /** `retention.receipts` in ms; null or absent when it is off. */
+  readonly receiptsMs?: number | null;
 }
 
 /** How many stored heads signed before the cut verify looks through for one that verifies. */
@@ -208,9 +236,10 @@ const anchorCandidates = 100;
 async function expiryAnchor(
   store: Pick<AuditStore, "treeHeadsSignedBy">,
   expiry: ExpiryPolicy | undefined,
+  windowMs: number | null | undefined = expiry?.eventsMs,
 ): Promise<TreeState | null> {
-  if (!expiry || expiry.eventsMs === null) return null;
-  const heads = await store.treeHeadsSignedBy(expiry.now - expiry.eventsMs, anchorCandidates);
+  if (!expiry || windowMs === null || windowMs === undefined) return null;
+  const heads = await store.treeHeadsSignedBy(expiry.now - windowMs, anchorCandidates);
   return heads.find((h) => verifyTreeHead(h, expiry.trustedKey)) ?? null;
 }
 
@@ -247,6 +276,9 @@ export async function verifyLog(
   const coverage = (): LogCoverage => ({ notConfigured, digestOnly });
   const anchor = await expiryAnchor(store, options.expiry);
   const expirableBelow = anchor?.size ?? 0;
+  // A receipt leaf's row goes with its event (retention.events) or alone (retention.receipts).
+  const receiptAnchor = await expiryAnchor(store, options.expiry, options.expiry?.receiptsMs);
+  const receiptExpirableBelow = Math.max(expirableBelow, receiptAnchor?.size ?? 0);
   let range: CompactRange = EMPTY_RANGE;
   const fail = (seq: number | null, eventId: string | null, reason: string): LogVerification => ({
     ok: false,
@@ -262,11 +294,14 @@ export async function verifyLog(
         null,
         `the first ${head.size} leaves do not hash to the trusted head's root`,
       );
-    if (anchor && range.size === anchor.size && !root().equals(anchor.root)) {
+    if (
+      (anchor && range.size === anchor.size && !root().equals(anchor.root)) ||
+      (receiptAnchor && range.size === receiptAnchor.size && !root().equals(receiptAnchor.root))
+    ) {
       return fail(
         null,
         null,
-        `the first ${anchor.size} leaves do not hash to the root of the signed head retention is checked against`,
+        `the first ${range.size} leaves do not hash to the root of the signed head retention is checked against`,
       );
     }
     return null;
@@ -278,6 +313,14 @@ export async function verifyLog(
     for (const record of page) {
       if (record.seq !== range.size) {
         return fail(range.size, null, `leaf ${range.size} is missing (next is ${record.seq})`);
+      }
+      if (isReceiptLeaf(record)) {
+        const reason = checkReceipt(record, record.seq < receiptExpirableBelow);
+        if (reason) return fail(record.seq, record.eventId, reason);
+        range = appendToRange(range, record.hash).range;
+        const mismatch = checkRoot();
+        if (mismatch) return mismatch;
+        continue;
       }
       if (!record.event && record.seq < expirableBelow) {
         // Expired by retention.events: its content is gone, its hash is still bound to the roots.

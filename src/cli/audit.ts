@@ -33,8 +33,8 @@ async function signingKey(ctx: CliContext, configPath: string | undefined) {
   return loadAuditKey(configured, file).key;
 }
 
-/** `retention.events` from the config file (null: off): how old a missing event may be. */
-async function configuredEventsMs(ctx: CliContext, configPath: string | undefined) {
+/** `retention.events` and `.receipts` from the config file (null: off): how old a missing row may be. */
+async function configuredRetentionMs(ctx: CliContext, configPath: string | undefined) {
   const loaded = await loadConfigFile({ cwd: ctx.cwd, path: configPath });
   const config = loaded?.config as
     | {
@@ -42,7 +42,11 @@ async function configuredEventsMs(ctx: CliContext, configPath: string | undefine
         http?: { rejectedRetention?: Parameters<typeof resolveRetention>[1] };
       }
     | undefined;
-  return resolveRetention(config?.retention, config?.http?.rejectedRetention).eventsMs;
+  const { eventsMs, receiptsMs } = resolveRetention(
+    config?.retention,
+    config?.http?.rejectedRetention,
+  );
+  return { eventsMs, receiptsMs };
 }
 
 /**
@@ -147,7 +151,7 @@ async function verifyCommand(
       ...(rules ? { identities: rules } : {}),
       expiry: {
         trustedKey: await trustedKey(ctx, values),
-        eventsMs: await configuredEventsMs(ctx, values.config),
+        ...(await configuredRetentionMs(ctx, values.config)),
         now: Date.now(),
       },
       onProgress: (leaves) => ctx.stderr.write(`\rchecked ${leaves} leaves`),

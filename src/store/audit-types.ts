@@ -25,6 +25,21 @@ export interface AuditLeafRecord {
     readonly occurredAt: number | null;
     readonly version: number | null;
   } | null;
+  /**
+   * For a receipt leaf (a duplicate's arrival: `eventId` holds the receipt's id), the receipt as
+   * stored now and its event's dedup key (null when the event row is gone); null when the receipt
+   * row is gone or this is an event leaf.
+   */
+  readonly receipt: {
+    readonly id: string;
+    readonly source: string;
+    readonly dedupKey: string | null;
+    readonly receivedAt: number;
+    readonly remoteAddress: string | null;
+    readonly secretIndex: number | null;
+    readonly size: number;
+    readonly duplicate: boolean;
+  } | null;
 }
 
 /** A signed tree head as stored. */

@@ -146,10 +146,10 @@ describe.each(stores)("audit API and CLI ($name)", ({ open, kind }) => {
     expect(lines).toEqual([first.body, second.body]);
     // And POSTed to the witness URL, signed, once each.
     expect(witnessed).toEqual([first.body, second.body]);
-    // A duplicate delivery is a receipt, not a leaf.
+    // A duplicate delivery is a receipt, with a receipt leaf of its own.
     await post("evt_audit_0");
     const third = await api("/api/audit/head", "POST");
-    expect(third.body.size).toBe(11);
+    expect(third.body.size).toBe(12);
     expect(witnessed).toEqual([first.body, second.body, third.body]);
     for (const head of witnessed)
       expect(verifyTreeHead(parseTreeHeadJson(head)!, trusted)).toBe(true);
