@@ -1,5 +1,6 @@
 import type { KeyObject } from "node:crypto";
-import type { AuditStore } from "../store/audit-types.ts";
+import type { IdentitySpec } from "../providers/types.ts";
+import type { AuditLeafRecord, AuditStore } from "../store/audit-types.ts";
 import { appendToRange, type CompactRange, EMPTY_RANGE, rangeRoot } from "./compact-range.ts";
 import { leafFieldsOf, leafHashOf } from "./leaf.ts";
 import {
@@ -9,6 +10,8 @@ import {
   type LeafRange,
   subtreesFor,
 } from "./merkle.ts";
+import { receiptLeafHashOf } from "./receipt-leaf.ts";
+import { type DerivedField, rederiveIdentity } from "./rederive.ts";
 import { verifyTreeHead } from "./tree-head.ts";
 
 /** A tree size and its root: a head before (or without) its signature. */
@@ -106,12 +109,106 @@ export interface LogDefect {
   readonly reason: string;
 }
 
+/** What `verifyLog` could not check in full, by kind (none of these is a defect). */
+export interface LogCoverage {
+  /** Events whose derived columns were not re-derived: their source is not in the config. */
+  readonly notConfigured: ReadonlyMap<string, number>;
+  /** Leaves whose event's payload retention purged: covered by the digests they commit to. */
+  readonly digestOnly: readonly LeafRange[];
+}
+
+/** Adds `seq` to ascending ranges (end exclusive), extending the last one when adjacent. */
+function addSeq(ranges: LeafRange[], seq: number): void {
+  const last = ranges[ranges.length - 1];
+  if (last && last.end === seq) ranges[ranges.length - 1] = { start: last.start, end: seq + 1 };
+  else ranges.push({ start: seq, end: seq + 1 });
+}
+
 /** What `verifyLog` checked and the first defect, if any. */
 export interface LogVerification {
   readonly ok: boolean;
   /** Leaves rechecked against their events. */
   readonly leaves: number;
   readonly defect: LogDefect | null;
+  /** What was covered only in part (re-derivation skipped, payload purged). */
+  readonly coverage: LogCoverage;
+}
+
+/** A receipt leaf names its receipt (`rcp_…`) where an event leaf names its event. */
+const isReceiptLeaf = (record: AuditLeafRecord) =>
+  record.eventId.startsWith("rcp_") && !record.event;
+
+/**
+ * Rechecks a duplicate's receipt leaf against the receipt as stored: null when it holds (or its
+ * row is gone and `expirable`: below a signed head old enough for retention to have removed it).
+ */
+function checkReceipt(record: AuditLeafRecord, expirable: boolean): string | null {
+  const { receipt } = record;
+  if (!receipt) return expirable ? null : "the leaf's receipt row is missing";
+  if (!receipt.duplicate) return "the receipt as stored is not a duplicate's, as its leaf is";
+  const recomputed = receiptLeafHashOf({
+    seq: record.seq,
+    receiptId: receipt.id,
+    source: receipt.source,
+    dedupKey: receipt.dedupKey ?? "",
+    receivedAt: receipt.receivedAt,
+    remoteAddress: receipt.remoteAddress,
+    secretIndex: receipt.secretIndex,
+    size: receipt.size,
+  });
+  return recomputed.equals(record.hash) ? null : "the receipt as stored does not match its leaf";
+}
+
+/** The identity rules of a configured source, or null when the config has no such source. */
+export type IdentityRules = (source: string) => IdentitySpec | null;
+
+const fieldList = (fields: readonly DerivedField[]) => fields.join(", ");
+
+/**
+ * Rechecks one stored event against its leaf and, with `rules`, its derived columns against its
+ * stored payload: null when both hold, else the defect's reason. A leaf that does not match the
+ * event as stored but matches it with the columns read again from the payload names the edited
+ * columns, not the leaf.
+ */
+function checkEvent(
+  record: AuditLeafRecord & { event: NonNullable<AuditLeafRecord["event"]> },
+  rules: IdentitySpec | null,
+): { reason: string | null; recomputed: Buffer | null } {
+  const { event, seq } = record;
+  let recomputed: Buffer;
+  try {
+    recomputed = leafHashOf(leafFieldsOf(seq, event));
+  } catch {
+    return { reason: "the purged event's stored digests are malformed", recomputed: null };
+  }
+  const payloadKept = event.body.length > 0 || event.headers.length > 0 || !event.purged;
+  const again =
+    rules && payloadKept ? rederiveIdentity(rules, event.headers, event.body, event) : null;
+  if (!recomputed.equals(record.hash)) {
+    if (again?.ok && again.differing.length > 0) {
+      const fixed = leafHashOf(leafFieldsOf(seq, { ...event, ...again.identity }));
+      if (fixed.equals(record.hash)) {
+        return {
+          reason: `the stored ${fieldList(again.differing)} does not match its leaf and what the source's identity rules read from the stored payload`,
+          recomputed,
+        };
+      }
+    }
+    return { reason: "the event as stored does not match its leaf", recomputed };
+  }
+  if (again && !again.ok) {
+    return {
+      reason: `the source's identity rules cannot read the stored payload (${again.code})`,
+      recomputed,
+    };
+  }
+  if (again && again.differing.length > 0) {
+    return {
+      reason: `the stored ${fieldList(again.differing)} is not what the source's identity rules read from the stored payload`,
+      recomputed,
+    };
+  }
+  return { reason: null, recomputed };
 }
 
 /** How `verifyLog` tells an event removed by `retention.events` from a deleted one. */
@@ -122,6 +219,8 @@ export interface ExpiryPolicy {
   readonly eventsMs: number | null;
   /** The verifier's clock (ms). */
   readonly now: number;
+  /** `retention.receipts` in ms; null or absent when it is off. */
+  readonly receiptsMs?: number | null;
 }
 
 /** How many stored heads signed before the cut verify looks through for one that verifies. */
@@ -137,9 +236,10 @@ const anchorCandidates = 100;
 async function expiryAnchor(
   store: Pick<AuditStore, "treeHeadsSignedBy">,
   expiry: ExpiryPolicy | undefined,
+  windowMs: number | null | undefined = expiry?.eventsMs,
 ): Promise<TreeState | null> {
-  if (!expiry || expiry.eventsMs === null) return null;
-  const heads = await store.treeHeadsSignedBy(expiry.now - expiry.eventsMs, anchorCandidates);
+  if (!expiry || windowMs === null || windowMs === undefined) return null;
+  const heads = await store.treeHeadsSignedBy(expiry.now - windowMs, anchorCandidates);
   return heads.find((h) => verifyTreeHead(h, expiry.trustedKey)) ?? null;
 }
 
@@ -162,16 +262,29 @@ async function expiryAnchor(
 export async function verifyLog(
   store: Pick<AuditStore, "auditLeafPage" | "auditUnloggedEvents" | "treeHeadsSignedBy">,
   head: TreeState,
-  options: { pageSize?: number; onProgress?: (leaves: number) => void; expiry?: ExpiryPolicy } = {},
+  options: {
+    pageSize?: number;
+    onProgress?: (leaves: number) => void;
+    expiry?: ExpiryPolicy;
+    /** Re-derive each event's derived columns with its source's rules (omitted: not checked). */
+    identities?: IdentityRules;
+  } = {},
 ): Promise<LogVerification> {
   const pageSize = options.pageSize ?? 1000;
+  const notConfigured = new Map<string, number>();
+  const digestOnly: LeafRange[] = [];
+  const coverage = (): LogCoverage => ({ notConfigured, digestOnly });
   const anchor = await expiryAnchor(store, options.expiry);
   const expirableBelow = anchor?.size ?? 0;
+  // A receipt leaf's row goes with its event (retention.events) or alone (retention.receipts).
+  const receiptAnchor = await expiryAnchor(store, options.expiry, options.expiry?.receiptsMs);
+  const receiptExpirableBelow = Math.max(expirableBelow, receiptAnchor?.size ?? 0);
   let range: CompactRange = EMPTY_RANGE;
   const fail = (seq: number | null, eventId: string | null, reason: string): LogVerification => ({
     ok: false,
     leaves: range.size,
     defect: { seq, eventId, reason },
+    coverage: coverage(),
   });
   const checkRoot = (): LogVerification | null => {
     const root = () => rangeRoot(range);
@@ -181,11 +294,14 @@ export async function verifyLog(
         null,
         `the first ${head.size} leaves do not hash to the trusted head's root`,
       );
-    if (anchor && range.size === anchor.size && !root().equals(anchor.root)) {
+    if (
+      (anchor && range.size === anchor.size && !root().equals(anchor.root)) ||
+      (receiptAnchor && range.size === receiptAnchor.size && !root().equals(receiptAnchor.root))
+    ) {
       return fail(
         null,
         null,
-        `the first ${anchor.size} leaves do not hash to the root of the signed head retention is checked against`,
+        `the first ${range.size} leaves do not hash to the root of the signed head retention is checked against`,
       );
     }
     return null;
@@ -198,6 +314,14 @@ export async function verifyLog(
       if (record.seq !== range.size) {
         return fail(range.size, null, `leaf ${range.size} is missing (next is ${record.seq})`);
       }
+      if (isReceiptLeaf(record)) {
+        const reason = checkReceipt(record, record.seq < receiptExpirableBelow);
+        if (reason) return fail(record.seq, record.eventId, reason);
+        range = appendToRange(range, record.hash).range;
+        const mismatch = checkRoot();
+        if (mismatch) return mismatch;
+        continue;
+      }
       if (!record.event && record.seq < expirableBelow) {
         // Expired by retention.events: its content is gone, its hash is still bound to the roots.
         range = appendToRange(range, record.hash).range;
@@ -206,15 +330,18 @@ export async function verifyLog(
         continue;
       }
       if (!record.event) return fail(record.seq, record.eventId, "the leaf's event row is missing");
-      let recomputed: Buffer;
-      try {
-        recomputed = leafHashOf(leafFieldsOf(record.seq, record.event));
-      } catch {
-        return fail(record.seq, record.eventId, "the purged event's stored digests are malformed");
+      const event = record.event;
+      let rules: IdentitySpec | null = null;
+      if (options.identities) {
+        rules = options.identities(event.source);
+        if (!rules) notConfigured.set(event.source, (notConfigured.get(event.source) ?? 0) + 1);
       }
-      if (!recomputed.equals(record.hash)) {
-        return fail(record.seq, record.eventId, "the event as stored does not match its leaf");
+      const { reason, recomputed } = checkEvent({ ...record, event }, rules);
+      if (reason !== null || recomputed === null) {
+        return fail(record.seq, record.eventId, reason ?? "the event does not match its leaf");
       }
+      if (event.purged && event.body.length === 0 && event.headers.length === 0)
+        addSeq(digestOnly, record.seq);
       range = appendToRange(range, recomputed).range;
       const mismatch = checkRoot();
       if (mismatch) return mismatch;
@@ -231,5 +358,5 @@ export async function verifyLog(
   }
   const unlogged = await store.auditUnloggedEvents("", 1);
   if (unlogged[0] !== undefined) return fail(null, unlogged[0], "the event has no leaf");
-  return { ok: true, leaves: range.size, defect: null };
+  return { ok: true, leaves: range.size, defect: null, coverage: coverage() };
 }

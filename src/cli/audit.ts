@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { auditKeyFile, loadAuditKey } from "../audit/audit-key.ts";
-import { verifyLog } from "../audit/log.ts";
+import { type IdentityRules, type LogCoverage, verifyLog } from "../audit/log.ts";
 import {
   parseTreeHeadJson,
   publicKeyFromHex,
@@ -10,14 +10,15 @@ import {
 } from "../audit/tree-head.ts";
 import { treeHeads } from "../audit/tree-heads.ts";
 import { loadConfigFile, resolveStoreUrl } from "../config/index.ts";
+import { resolveConfig } from "../config/resolve.ts";
 import { resolveRetention } from "../config/resolve-retention.ts";
 import { resolveSecret } from "../config/secrets.ts";
-import { hookinboxError } from "../errors.ts";
+import { hookinboxError, isHookinboxError } from "../errors.ts";
 import { proveConsistency, proveEvent, signHead } from "../operations/audit.ts";
 import type { StoredTreeHead } from "../store/audit-types.ts";
 import type { Store } from "../store/types.ts";
 import type { CommandHost } from "./command-host.ts";
-import { type CliContext, openConfiguredStore } from "./context.ts";
+import { type CliContext, loadRawConfig, openConfiguredStore } from "./context.ts";
 
 /** The signing key as the gateway finds it: audit.key, HOOKINBOX_AUDIT_KEY, else the key file. */
 async function signingKey(ctx: CliContext, configPath: string | undefined) {
@@ -32,8 +33,8 @@ async function signingKey(ctx: CliContext, configPath: string | undefined) {
   return loadAuditKey(configured, file).key;
 }
 
-/** `retention.events` from the config file (null: off): how old a missing event may be. */
-async function configuredEventsMs(ctx: CliContext, configPath: string | undefined) {
+/** `retention.events` and `.receipts` from the config file (null: off): how old a missing row may be. */
+async function configuredRetentionMs(ctx: CliContext, configPath: string | undefined) {
   const loaded = await loadConfigFile({ cwd: ctx.cwd, path: configPath });
   const config = loaded?.config as
     | {
@@ -41,7 +42,50 @@ async function configuredEventsMs(ctx: CliContext, configPath: string | undefine
         http?: { rejectedRetention?: Parameters<typeof resolveRetention>[1] };
       }
     | undefined;
-  return resolveRetention(config?.retention, config?.http?.rejectedRetention).eventsMs;
+  const { eventsMs, receiptsMs } = resolveRetention(
+    config?.retention,
+    config?.http?.rejectedRetention,
+  );
+  return { eventsMs, receiptsMs };
+}
+
+/**
+ * The sources' identity rules from the current config, for verify to re-derive each event's
+ * derived columns; null (with the reason) when the config does not resolve here (a secret's
+ * variable unset…): verify then checks leaves only.
+ */
+async function identityRules(
+  ctx: CliContext,
+  configPath: string | undefined,
+): Promise<{ rules: IdentityRules | null; reason: string | null }> {
+  const { config } = await loadRawConfig(ctx, configPath);
+  try {
+    const { sources } = resolveConfig(config, ctx.env);
+    return { rules: (source) => sources.get(source)?.identity ?? null, reason: null };
+  } catch (error) {
+    const code = isHookinboxError(error) ? error.code : "HOOKINBOX_CONFIG_INVALID";
+    return { rules: null, reason: `the config does not resolve here (${code})` };
+  }
+}
+
+/** Leaf ranges as `3-5, 9` (inclusive). */
+const rangeList = (ranges: ReadonlyArray<{ start: number; end: number }>) =>
+  ranges.map((r) => (r.end - r.start === 1 ? `${r.start}` : `${r.start}-${r.end - 1}`)).join(", ");
+
+/** The lines verify prints about what it covered only in part. */
+function coverageLines(coverage: LogCoverage): string[] {
+  const lines: string[] = [];
+  for (const [source, count] of coverage.notConfigured) {
+    lines.push(
+      `cannot re-derive: source ${source} not configured (${count} events: their leaves are checked, their type, ordering key, occurred-at, version and dedup key are not)`,
+    );
+  }
+  if (coverage.digestOnly.length > 0) {
+    lines.push(
+      `covered only by their digests (payload purged by retention, not re-derived): leaves ${rangeList(coverage.digestOnly)}`,
+    );
+  }
+  return lines;
 }
 
 /** The key heads must verify with: `--key HEX`, else the configured signing key's public half. */
@@ -101,10 +145,13 @@ async function verifyCommand(
   const store = await openConfiguredStore(ctx, values.config, { readOnly: true });
   try {
     const { head, from } = await trustedHead(ctx, store, values);
+    const { rules, reason } = await identityRules(ctx, values.config);
+    if (reason) ctx.stderr.write(`cannot re-derive: ${reason}; checking leaves only\n`);
     const result = await verifyLog(store, head, {
+      ...(rules ? { identities: rules } : {}),
       expiry: {
         trustedKey: await trustedKey(ctx, values),
-        eventsMs: await configuredEventsMs(ctx, values.config),
+        ...(await configuredRetentionMs(ctx, values.config)),
         now: Date.now(),
       },
       onProgress: (leaves) => ctx.stderr.write(`\rchecked ${leaves} leaves`),
@@ -121,6 +168,7 @@ async function verifyCommand(
     ctx.stdout.write(
       `ok: ${result.leaves} leaves match their events; the first ${head.size} hash to root ${head.root.toString("hex")} (trusted head: ${from})\n`,
     );
+    for (const line of coverageLines(result.coverage)) ctx.stdout.write(`${line}\n`);
     return 0;
   } finally {
     await store.close();

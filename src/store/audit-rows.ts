@@ -12,7 +12,44 @@ export interface LeafJoinRow {
   purged_at: number | string | null;
   body_sha256: Buffer | null;
   headers_sha256: Buffer | null;
+  type: string | null;
+  ordering_key: string | null;
+  occurred_at: number | string | null;
+  version: number | null;
+  r_id: string | null;
+  r_source: string | null;
+  r_dedup_key: string | null;
+  r_received_at: number | string | null;
+  r_remote_address: string | null;
+  r_secret_index: number | null;
+  r_size: number | string | null;
+  r_duplicate: boolean | number | null;
 }
+
+/**
+ * The receipt columns of the leaf page (both stores): a receipt leaf's row joined by its id.
+ *
+ * @example
+ * ```ts
+ * `SELECT l.seq, …, ${receiptLeafColumns} FROM audit_leaves l … ${receiptLeafJoin("receipts", "events")}`
+ * ```
+ */
+export const receiptLeafColumns = `r.id AS r_id, r.source AS r_source, re.dedup_key AS r_dedup_key,
+  r.received_at AS r_received_at, r.remote_address AS r_remote_address,
+  r.secret_index AS r_secret_index, r.size AS r_size, r.duplicate AS r_duplicate`;
+
+/**
+ * The joins that bring a receipt leaf's receipt row (by its id, in the leaf's event_id column) and
+ * its event's dedup key.
+ *
+ * @example
+ * ```ts
+ * receiptLeafJoin('"hookinbox".receipts', '"hookinbox".events');
+ * ```
+ */
+export const receiptLeafJoin = (receipts: string, events: string) =>
+  `LEFT JOIN ${receipts} r ON r.id = l.event_id AND l.event_id LIKE 'rcp_%'
+   LEFT JOIN ${events} re ON re.id = r.event_id`;
 
 /**
  * Maps a leaf-with-event row of either store to an AuditLeafRecord (the caller decodes headers:
@@ -31,6 +68,19 @@ export function leafRecordOf(
     seq: Number(row.seq),
     eventId: row.event_id,
     hash: row.hash,
+    receipt:
+      row.r_id === null || row.r_source === null
+        ? null
+        : {
+            id: row.r_id,
+            source: row.r_source,
+            dedupKey: row.r_dedup_key,
+            receivedAt: Number(row.r_received_at),
+            remoteAddress: row.r_remote_address,
+            secretIndex: row.r_secret_index,
+            size: Number(row.r_size),
+            duplicate: Boolean(row.r_duplicate),
+          },
     event:
       row.source === null || headers === null
         ? null
@@ -47,6 +97,10 @@ export function leafRecordOf(
                     bodySha256: row.body_sha256 ?? Buffer.alloc(0),
                     headersSha256: row.headers_sha256 ?? Buffer.alloc(0),
                   },
+            type: row.type,
+            orderingKey: row.ordering_key,
+            occurredAt: row.occurred_at === null ? null : Number(row.occurred_at),
+            version: row.version,
           },
   };
 }

@@ -19,6 +19,26 @@ export interface AuditLeafRecord {
     readonly body: Buffer;
     readonly headers: Array<[string, string]>;
     readonly purged: { readonly bodySha256: Buffer; readonly headersSha256: Buffer } | null;
+    /** The columns ingest derived from the payload (re-derived by verify). */
+    readonly type: string | null;
+    readonly orderingKey: string | null;
+    readonly occurredAt: number | null;
+    readonly version: number | null;
+  } | null;
+  /**
+   * For a receipt leaf (a duplicate's arrival: `eventId` holds the receipt's id), the receipt as
+   * stored now and its event's dedup key (null when the event row is gone); null when the receipt
+   * row is gone or this is an event leaf.
+   */
+  readonly receipt: {
+    readonly id: string;
+    readonly source: string;
+    readonly dedupKey: string | null;
+    readonly receivedAt: number;
+    readonly remoteAddress: string | null;
+    readonly secretIndex: number | null;
+    readonly size: number;
+    readonly duplicate: boolean;
   } | null;
 }
 

@@ -148,10 +148,10 @@ describe.each(stores)("audit API and CLI ($name)", ({ open, kind }) => {
     expect(lines).toEqual([first.body, second.body]);
     // And POSTed to the witness URL, signed, once each.
     expect(witnessed).toEqual([first.body, second.body]);
-    // A duplicate delivery is a receipt, not a leaf.
+    // A duplicate delivery is a receipt, with a receipt leaf of its own.
     await post("evt_audit_0");
     const third = await api("/api/audit/head", "POST");
-    expect(third.body.size).toBe(11);
+    expect(third.body.size).toBe(12);
     expect(witnessed).toEqual([first.body, second.body, third.body]);
     for (const head of witnessed)
       expect(verifyTreeHead(parseTreeHeadJson(head)!, trusted)).toBe(true);
@@ -173,6 +173,10 @@ describe.each(stores)("audit API and CLI ($name)", ({ open, kind }) => {
     const ok = await cli(["audit", "verify", "--head", headFile]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/^ok: 9 leaves match their events; the first 9 hash to root/);
+    // This config names no source: the derived columns cannot be re-derived, said distinctly.
+    expect(ok.stdout.trim().split("\n").slice(1)).toEqual([
+      "cannot re-derive: source stripe not configured (9 events: their leaves are checked, their type, ordering key, occurred-at, version and dedup key are not)",
+    ]);
 
     // Retention empties every payload (no event here has a delivery); the log still verifies.
     const dry = await cli(["retention", "run", "--dry-run"]);
@@ -182,6 +186,9 @@ describe.each(stores)("audit API and CLI ($name)", ({ open, kind }) => {
     expect((await api(`/api/events/${ids[4]}`)).body.purgedAt).toEqual(expect.any(String));
     const after = await cli(["audit", "verify", "--head", headFile]);
     expect(after.code).toBe(0);
+    expect(after.stdout.trim().split("\n").at(-1)).toBe(
+      "covered only by their digests (payload purged by retention, not re-derived): leaves 0-8",
+    );
 
     const prove = await cli(["audit", "prove", ids[4]!]);
     expect(JSON.parse(prove.stdout)).toMatchObject({ eventId: ids[4], leafIndex: 4, treeSize: 9 });

@@ -19,7 +19,7 @@ import { openedStore } from "./opened-store.ts";
 const body = (i: number) => new TextEncoder().encode(`{"id":"evt_${i}","n":${i}}`);
 
 describe.each(storeFactories())("audit log ($name)", ({ open }) => {
-  it("appends one leaf per new event, none per duplicate, and proves every one", async () => {
+  it("appends one leaf per new event, a receipt leaf per duplicate, and proves every one", async () => {
     const { db, store } = await openedStore(open);
     const inputs = Array.from({ length: 21 }, (_, i) =>
       acceptInput({
@@ -31,8 +31,6 @@ describe.each(storeFactories())("audit log ($name)", ({ open }) => {
     );
     const ids: string[] = [];
     for (const input of inputs) ids.push((await store.accept(input)).eventId);
-    const dup = await store.accept(inputs[3]!);
-    expect(dup.duplicate).toBe(true);
     expect(await db.count("SELECT count(*) AS n FROM audit_leaves")).toBe(21);
     // 21 leaves close 10 + 5 + 2 + 1 perfect subtrees of 2, 4, 8 and 16 leaves.
     expect(await db.count("SELECT count(*) AS n FROM audit_nodes")).toBe(18);
@@ -60,7 +58,15 @@ describe.each(storeFactories())("audit log ($name)", ({ open }) => {
       ok: true,
       leaves: 21,
       defect: null,
+      coverage: expect.any(Object),
     });
+    // A duplicate appends its receipt's leaf (leaf 21), named by the receipt's id.
+    const dup = await store.accept(inputs[3]!);
+    expect(dup.duplicate).toBe(true);
+    expect(await db.rows("SELECT seq, event_id FROM audit_leaves WHERE seq = 21")).toEqual([
+      { seq: 21, event_id: dup.receiptId },
+    ]);
+    expect((await currentTree(store)).size).toBe(22);
   });
 
   it("verify names a changed body, a missing leaf and a truncated log", async () => {

@@ -23,7 +23,12 @@ const windows = {
   dedupMs: 35 * day,
 };
 const { privateKey, publicKey } = generateKeyPairSync("ed25519");
-const expiry = { trustedKey: publicKey, eventsMs: windows.eventsMs, now };
+const expiry = {
+  trustedKey: publicKey,
+  eventsMs: windows.eventsMs,
+  receiptsMs: windows.receiptsMs,
+  now,
+};
 
 describe.each(storeFactories())("event retention ($name)", ({ open }) => {
   it("removes finished old events, receipts, rejections and dedup keys; proofs still verify", async () => {
@@ -55,6 +60,10 @@ describe.each(storeFactories())("event retention ($name)", ({ open }) => {
         await store.saveTreeHead(signTreeHead(privateKey, await currentTree(store), at + 60_000));
     }
     expect((await accept("a", now - 38 * day)).duplicate).toBe(true);
+    // Its receipt leaf (leaf 7) is under a head signed a minute later, before retention.receipts.
+    await store.saveTreeHead(
+      signTreeHead(privateKey, await currentTree(store), now - 38 * day + 60_000),
+    );
     for (const at of [now - 10 * day, now - day]) {
       await store.recordRejection({
         source: "stripe",
@@ -100,7 +109,12 @@ describe.each(storeFactories())("event retention ($name)", ({ open }) => {
     }
 
     // Every leaf stays: the log verifies and every event, expired or not, is proved.
-    expect(await verifyLog(store, head, { expiry })).toEqual({ ok: true, leaves: 7, defect: null });
+    expect(await verifyLog(store, head, { expiry })).toEqual({
+      ok: true,
+      leaves: 8,
+      defect: null,
+      coverage: expect.any(Object),
+    });
     for (const [seq, id] of ids.entries()) {
       const proof = (await proveInclusion(store, id, head.size))!;
       expect(verifyInclusion(seq, head.size, proof.leafHash, proof.proof, head.root)).toBe(true);

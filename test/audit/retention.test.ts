@@ -42,7 +42,12 @@ describe.each(storeFactories())("payload retention ($name)", ({ open }) => {
     expect(kept.purgedAt).toBeNull();
     expect(new TextDecoder().decode(kept.body)).toBe('{"id":"evt_0"}');
 
-    expect(await verifyLog(store, head)).toEqual({ ok: true, leaves: 7, defect: null });
+    expect(await verifyLog(store, head)).toEqual({
+      ok: true,
+      leaves: 7,
+      defect: null,
+      coverage: expect.any(Object),
+    });
     for (const [seq, id] of ids.entries()) {
       const proof = (await proveInclusion(store, id, head.size))!;
       expect(verifyInclusion(seq, head.size, proof.leafHash, proof.proof, head.root)).toBe(true);

@@ -325,7 +325,12 @@ describe.each(stores)("tampering ($name)", ({ open, kind }) => {
     const expiry = { trustedKey: publicKey, eventsMs, now };
     const check = (): Promise<LogVerification> =>
       verifyLog(db.audit, head, { pageSize: 7, expiry });
-    expect(await check()).toEqual({ ok: true, leaves: EVENTS, defect: null });
+    expect(await check()).toEqual({
+      ok: true,
+      leaves: EVENTS,
+      defect: null,
+      coverage: expect.any(Object),
+    });
     const tamperings = tamperingsOf(db);
 
     const rng = random(13);
@@ -361,6 +366,11 @@ describe.each(stores)("tampering ($name)", ({ open, kind }) => {
       "the log ends at N leaves; the head has N",
     ]);
     // Every change was rolled back: the log verifies again.
-    expect(await check()).toEqual({ ok: true, leaves: EVENTS, defect: null });
+    expect(await check()).toEqual({
+      ok: true,
+      leaves: EVENTS,
+      defect: null,
+      coverage: expect.any(Object),
+    });
   }, 600_000);
 });

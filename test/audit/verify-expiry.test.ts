@@ -48,7 +48,12 @@ describe.each(stores)("verify and retention.events ($name)", ({ open }) => {
       3,
     );
     const expiry = { trustedKey: publicKey, eventsMs, now };
-    expect(await verifyLog(store, head, { expiry })).toEqual({ ok: true, leaves: 6, defect: null });
+    expect(await verifyLog(store, head, { expiry })).toEqual({
+      ok: true,
+      leaves: 6,
+      defect: null,
+      coverage: expect.any(Object),
+    });
 
     const missing = (seq: number) => ({
       seq,

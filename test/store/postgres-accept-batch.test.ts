@@ -28,7 +28,7 @@ const count = async (sql: string, schema: string) =>
   Number((await direct.query(sql.replaceAll("$s", `"${schema}"`))).rows[0].n);
 
 describe("PostgreSQL accept batches", () => {
-  it("600 accepts of 60 keys, 10 copies each, from 3 pools at once: 60 events, 60 leaves in a row, 600 receipts, 60 deliveries", async () => {
+  it("600 accepts of 60 keys, 10 copies each, from 3 pools at once: 60 events, 600 leaves in a row (60 events', 540 duplicates' receipts), 600 receipts, 60 deliveries", async () => {
     const url = database.schemaUrl();
     const schema = new URL(url).searchParams.get("schema")!;
     const stores = Array.from({ length: 3 }, () => openPostgresStore(url));
@@ -58,16 +58,23 @@ describe("PostgreSQL accept batches", () => {
         540,
       );
       expect(await count("SELECT count(*) AS n FROM $s.deliveries", schema)).toBe(60);
-      // One leaf per event, seq 0..59 without a gap, and every event's proof verifies.
+      // One leaf per event and one per duplicate's receipt, seq 0..599 without a gap, and every
+      // event's proof verifies.
       expect(
         await count(
-          "SELECT count(DISTINCT l.event_id) AS n FROM $s.audit_leaves l JOIN $s.events e ON e.id = l.event_id WHERE l.seq < 60",
+          "SELECT count(DISTINCT l.event_id) AS n FROM $s.audit_leaves l JOIN $s.events e ON e.id = l.event_id",
           schema,
         ),
       ).toBe(60);
-      expect(await count("SELECT max(seq) + 1 AS n FROM $s.audit_leaves", schema)).toBe(60);
+      expect(
+        await count(
+          "SELECT count(*) AS n FROM $s.audit_leaves l JOIN $s.receipts r ON r.id = l.event_id AND r.duplicate",
+          schema,
+        ),
+      ).toBe(540);
+      expect(await count("SELECT max(seq) + 1 AS n FROM $s.audit_leaves", schema)).toBe(600);
       const head = await currentTree(stores[0]!);
-      expect(head.size).toBe(60);
+      expect(head.size).toBe(600);
       for (const r of results.filter((x) => !x.duplicate)) {
         const proof = (await proveInclusion(stores[0]!, r.eventId, head.size))!;
         const leaf = (await stores[0]!.auditLeafOf(r.eventId))!;

@@ -190,8 +190,9 @@ describe("PostgreSQL: hookinbox names its schema, the session keeps the database
       "009_partitions",
       "010_queue_sql_in_typescript",
       "011_audit_append_function",
+      "012_audit_receipt_leaves",
     ]);
-    expect(report.current).toBe(11);
+    expect(report.current).toBe(12);
     expect((await store.migrate()).applied).toEqual([]);
 
     await rows("CREATE TABLE credits (order_id text NOT NULL)");
@@ -210,7 +211,7 @@ describe("PostgreSQL: hookinbox names its schema, the session keeps the database
     expect(await rows("SELECT status FROM legacy.events")).toEqual([{ status: "done" }]);
     expect(await rows("SELECT order_id FROM public.credits")).toEqual([{ order_id: "o1" }]);
     // 010 dropped the queue's PL/pgSQL functions; retention's partition helpers (009) and the
-    // audit log's batch append (011) stay, those that name tables with their own path.
+    // audit log's batch appends (011, 012) stay, those that name tables with their own path.
     expect(
       await rows(
         `SELECT p.proname, p.proconfig FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
@@ -218,6 +219,7 @@ describe("PostgreSQL: hookinbox names its schema, the session keeps the database
       ),
     ).toEqual([
       { proname: "hookinbox_audit_append", proconfig: ["search_path=legacy"] },
+      { proname: "hookinbox_audit_append_leaves", proconfig: ["search_path=legacy"] },
       { proname: "hookinbox_ensure_partitions", proconfig: ["search_path=legacy"] },
       { proname: "hookinbox_ulid_ms", proconfig: null },
       { proname: "hookinbox_ulid_time", proconfig: null },

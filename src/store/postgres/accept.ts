@@ -3,7 +3,7 @@ import { ulid } from "../../ids.ts";
 import { batchOrEachAlone, gatherBatches } from "../core/gather-batches.ts";
 import { versionlessSql } from "../core/ordering.ts";
 import type { AcceptInput, AcceptResult } from "../types.ts";
-import { auditLeafValues } from "./audit.ts";
+import { auditLeafValues, receiptLeafParts } from "./audit.ts";
 import { byteaArrayParam } from "./binary-array.ts";
 import { withPartition } from "./partitions.ts";
 import type { SchemaNames } from "./schema-names.ts";
@@ -14,8 +14,9 @@ import type { SchemaNames } from "./schema-names.ts";
 // NOTIFY for workers on every node when deliveries were created. Rows come back numbered as the
 // input ($15 is each accept's number in the batch).
 //
-// With the audit log on, the same statement also appends the new events' leaves, in input order,
-// by one call of hookinbox_audit_append (migration 011): it locks the tree row, and the statement
+// With the audit log on, the same statement also appends the new events' leaves and the
+// duplicates' receipt leaves, in input order, by one call of hookinbox_audit_append_leaves
+// (migration 012, 011's append with a prefix per leaf): it locks the tree row, and the statement
 // runs alone in its implicit transaction, so the row is released by the commit that ends this
 // very statement, inside PostgreSQL, as with audit off one round trip and one commit per batch.
 // (It was BEGIN, this statement, then the append sent with COMMIT: three round trips per batch.)
@@ -30,10 +31,10 @@ const acceptBatchSql = (t: SchemaNames, audit: boolean) => `
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[],
                          $7::double precision[], $8::text[], $9::bigint[], $10::bytea[], $11::text[],
                          $12::integer[], $13::text[], $14::text[], $15::integer[], $16::integer[]${
-                           audit ? ", $22::bytea[]" : ""
+                           audit ? ", $22::bytea[], $24::bytea[]" : ""
                          })
       AS i (id, source, dedup_key, type, occurred_at, ordering_key, version, status, received_at,
-            body, headers, secret_index, receipt_id, remote_address, size, n${audit ? ", leaf_rest" : ""})
+            body, headers, secret_index, receipt_id, remote_address, size, n${audit ? ", leaf_rest, receipt_rest" : ""})
   ), claim AS (
     INSERT INTO ${t.event_dedup} (source, dedup_key, event_id, received_at)
     SELECT source, dedup_key, id, received_at FROM input ORDER BY source, dedup_key
@@ -70,9 +71,11 @@ const acceptBatchSql = (t: SchemaNames, audit: boolean) => `
   )${
     audit
       ? `, appended AS (
-    SELECT ${t.hookinbox_audit_append}(new.ids, $21::bytea, new.rests)
-    FROM (SELECT array_agg(i.id ORDER BY i.n) AS ids, array_agg(i.leaf_rest ORDER BY i.n) AS rests
-          FROM input i JOIN ins ON ins.id = i.id HAVING count(*) > 0) AS new,
+    SELECT ${t.hookinbox_audit_append_leaves}(new.ids, new.prefixes, new.rests)
+    FROM (SELECT array_agg(CASE WHEN ev.duplicate THEN i.receipt_id ELSE i.id END ORDER BY i.n) AS ids,
+                 array_agg(CASE WHEN ev.duplicate THEN $23::bytea ELSE $21::bytea END ORDER BY i.n) AS prefixes,
+                 array_agg(CASE WHEN ev.duplicate THEN i.receipt_rest ELSE i.leaf_rest END ORDER BY i.n) AS rests
+          FROM input i JOIN ev ON ev.n = i.n HAVING count(*) > 0) AS new,
          (SELECT count(*) FROM claim) AS claimed, (SELECT count(*) FROM rc) AS receipted,
          (SELECT count(*) FROM dl) AS delivered
   )`
@@ -87,10 +90,21 @@ const acceptBatchSql = (t: SchemaNames, audit: boolean) => `
 
 // The conflicting key was committed by a concurrent accept after the batch statement's snapshot
 // was taken, so the statement could not see it; a new statement can.
-const duplicateReceiptSql = (t: SchemaNames) => `
-  INSERT INTO ${t.receipts} (id, event_id, source, received_at, duplicate, remote_address, size, secret_index)
-  SELECT $1, d.event_id, $2, $4, true, $5, $6, $7 FROM ${t.event_dedup} d WHERE d.source = $2 AND d.dedup_key = $3
-  RETURNING event_id`;
+// With the audit log on, the receipt's leaf is appended by the same statement, after the insert.
+const duplicateReceiptSql = (t: SchemaNames, audit: boolean) => `
+  WITH rc AS (
+    INSERT INTO ${t.receipts} (id, event_id, source, received_at, duplicate, remote_address, size, secret_index)
+    SELECT $1, d.event_id, $2, $4, true, $5, $6, $7 FROM ${t.event_dedup} d WHERE d.source = $2 AND d.dedup_key = $3
+    RETURNING event_id
+  )${
+    audit
+      ? `, appended AS (
+    SELECT ${t.hookinbox_audit_append_leaves}(ARRAY[$1::text], ARRAY[$8::bytea], ARRAY[$9::bytea])
+    FROM (SELECT count(*) AS n FROM rc) AS receipted WHERE receipted.n > 0
+  )`
+      : ""
+  }
+  SELECT rc.event_id${audit ? ", (SELECT count(*) FROM appended)::int AS appended" : ""} FROM rc`;
 
 /** An accept as the batch statement takes it: its ids made, its receive time whole ms. */
 interface Prepared {
@@ -149,7 +163,21 @@ const batchValues = (batch: readonly Prepared[], channel: string, audit: boolean
   ];
 };
 
-// $21, $22: what hookinbox_audit_append takes, the leaves' rests as binary like the bodies.
+/** The prefix (0x00, version byte) and rest after the seq of a duplicate's receipt leaf. */
+const receiptLeafValues = (p: Prepared): [prefix: Buffer, rest: Buffer] =>
+  receiptLeafParts({
+    receiptId: p.receiptId,
+    source: p.input.source,
+    dedupKey: p.input.identity.dedupKey,
+    receivedAt: p.receivedAt,
+    remoteAddress: p.input.remoteAddress,
+    secretIndex: p.input.secretIndex,
+    size: p.input.body.byteLength,
+  });
+
+// $21-$24: what hookinbox_audit_append_leaves takes: per accept its event leaf's rest ($22) and its
+// receipt leaf's rest ($24, used when it is a duplicate), as binary like the bodies, and the two
+// prefixes ($21, $23).
 const auditValues = (batch: readonly Prepared[]): unknown[] => {
   const [prefix, rests] = auditLeafValues(
     batch.map((p) => ({
@@ -160,7 +188,13 @@ const auditValues = (batch: readonly Prepared[]): unknown[] => {
       headers: p.input.headers,
     })),
   );
-  return [prefix, byteaArrayParam(rests)];
+  const receipts = batch.map(receiptLeafValues);
+  return [
+    prefix,
+    byteaArrayParam(rests),
+    receipts[0]?.[0] ?? receiptLeafParts(null)[0],
+    byteaArrayParam(receipts.map((r) => r[1])),
+  ];
 };
 
 type Row = { n: number; id: string; duplicate: boolean; deliveries: number };
@@ -217,8 +251,8 @@ async function storeBatch(
         continue;
       }
       const raced = await pool.query<{ event_id: string }>({
-        name: "hookinbox_accept_raced",
-        text: duplicateReceiptSql(t),
+        name: audit ? "hookinbox_accept_raced_audit" : "hookinbox_accept_raced",
+        text: duplicateReceiptSql(t, audit),
         values: [
           p.receiptId,
           p.input.source,
@@ -227,6 +261,7 @@ async function storeBatch(
           p.input.remoteAddress,
           p.input.body.byteLength,
           p.input.secretIndex,
+          ...(audit ? receiptLeafValues(p) : []),
         ],
       });
       const eventId = raced.rows[0]?.event_id;

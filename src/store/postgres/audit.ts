@@ -6,7 +6,17 @@ import {
   type StoredEventForLeaf,
 } from "../../audit/leaf.ts";
 import { LEAF_PREFIX, type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
-import { type LeafJoinRow, leafRecordOf } from "../audit-rows.ts";
+import {
+  encodeReceiptLeaf,
+  RECEIPT_LEAF_VERSION,
+  type ReceiptLeafFields,
+} from "../../audit/receipt-leaf.ts";
+import {
+  type LeafJoinRow,
+  leafRecordOf,
+  receiptLeafColumns,
+  receiptLeafJoin,
+} from "../audit-rows.ts";
 import type { AuditStore, StoredTreeHead } from "../audit-types.ts";
 import { withRetry } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
@@ -35,6 +45,24 @@ export function auditLeafValues(
     Buffer.concat([LEAF_PREFIX, Buffer.from([LEAF_VERSION])]),
     encoded.map((e) => e.subarray(seqEnd)),
   ];
+}
+
+/**
+ * A duplicate's receipt leaf as hookinbox_audit_append_leaves (migration 012) takes it: the bytes
+ * before its sequence number (0x00 and the version byte) and its encoding after it. With null,
+ * only the prefix is meaningful (a batch without duplicates still binds the parameter).
+ *
+ * @example
+ * ```ts
+ * const [prefix, rest] = receiptLeafParts({ receiptId, source, dedupKey, receivedAt, remoteAddress, secretIndex, size });
+ * ```
+ */
+export function receiptLeafParts(
+  fields: Omit<ReceiptLeafFields, "seq"> | null,
+): [prefix: Buffer, rest: Buffer] {
+  const prefix = Buffer.concat([LEAF_PREFIX, Buffer.from([RECEIPT_LEAF_VERSION])]);
+  if (!fields) return [prefix, Buffer.alloc(0)];
+  return [prefix, encodeReceiptLeaf({ seq: 0, ...fields }).subarray(seqEnd)];
 }
 
 interface HeadRow {
@@ -100,8 +128,10 @@ export function auditPostgres(pool: pg.Pool | pg.PoolClient, t: SchemaNames): Au
     async auditLeafPage(afterSeq, limit) {
       const rows = await query<LeafJoinRow & { headers: Array<[string, string]> | null }>(
         `SELECT l.seq, l.event_id, l.hash, e.source, e.dedup_key, e.received_at, e.body, e.headers,
-                e.purged_at, e.body_sha256, e.headers_sha256
+                e.purged_at, e.body_sha256, e.headers_sha256, e.type, e.ordering_key,
+            e.occurred_at, e.version, ${receiptLeafColumns}
          FROM ${t.audit_leaves} l LEFT JOIN ${t.events} e ON e.id = l.event_id
+         ${receiptLeafJoin(t.receipts, t.events)}
          WHERE l.seq > $1 ORDER BY l.seq LIMIT $2`,
         [afterSeq, limit],
       );

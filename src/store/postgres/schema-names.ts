@@ -38,8 +38,12 @@ const tables = [
 ] as const;
 
 // The queue's functions of 002/003 went in migration 010 (its SQL lives in postgres/queue/);
-// retention's partition helper stays, and the audit log's batch append (011) joined it.
-const functions = ["hookinbox_ensure_partitions", "hookinbox_audit_append"] as const;
+// retention's partition helper stays, and the audit log's batch append (011, 012) joined it.
+const functions = [
+  "hookinbox_ensure_partitions",
+  "hookinbox_audit_append",
+  "hookinbox_audit_append_leaves",
+] as const;
 
 /** A name hookinbox owns in its schema. */
 export type SchemaObject = (typeof tables)[number] | (typeof functions)[number];

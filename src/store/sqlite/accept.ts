@@ -86,7 +86,7 @@ export function acceptRowOf(input: AcceptInput, audit: boolean): AcceptRow {
  * group commit's): the UNIQUE (source, dedup_key) constraint alone decides duplicates —
  * `INSERT … ON CONFLICT DO NOTHING RETURNING id` returns no row for a duplicate, and only then is
  * the existing id read (never check-then-insert). A new event with digests (the audit log on) is
- * appended to the audit log in the same transaction (a duplicate appends nothing).
+ * appended to the audit log in the same transaction; a duplicate appends its receipt's leaf.
  *
  * @example
  * ```ts
@@ -127,7 +127,19 @@ export function prepareAccept(
       // Cannot happen inside one transaction: the conflicting row is visible to us.
       throw new Error("accept: conflicting event row not found");
     }
-    // Only a new event gets deliveries and a leaf: a duplicate never runs anything twice.
+    // Only a new event gets deliveries and an event leaf: a duplicate never runs anything twice;
+    // its receipt gets a receipt leaf (the new event's leaf covers its first receipt).
+    if (duplicate && row.digests) {
+      log.appendReceipt({
+        receiptId: row.receiptId,
+        source: row.source,
+        dedupKey: row.dedupKey,
+        receivedAt,
+        remoteAddress: row.remoteAddress,
+        secretIndex: row.secretIndex,
+        size: row.body.byteLength,
+      });
+    }
     if (!duplicate) {
       if (row.digests) log.append(eventId, row, row.digests);
       for (const target of targets) {

@@ -7,7 +7,13 @@ import {
 } from "../../audit/compact-range.ts";
 import { leafHashOf, type PayloadDigests } from "../../audit/leaf.ts";
 import { type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
-import { type LeafJoinRow, leafRecordOf } from "../audit-rows.ts";
+import { type ReceiptLeafFields, receiptLeafHashOf } from "../../audit/receipt-leaf.ts";
+import {
+  type LeafJoinRow,
+  leafRecordOf,
+  receiptLeafColumns,
+  receiptLeafJoin,
+} from "../audit-rows.ts";
 import type { AuditLeafRecord, AuditTree, StoredTreeHead } from "../audit-types.ts";
 import type { TransactionFinisher } from "./group-commit.ts";
 
@@ -34,6 +40,8 @@ export function prepareAuditAppend(db: Database.Database): {
     event: { readonly source: string; readonly dedupKey: string; readonly receivedAt: number },
     digests: PayloadDigests,
   ): void;
+  /** Appends a duplicate's receipt leaf (its seq is the tree's size). */
+  appendReceipt(fields: Omit<ReceiptLeafFields, "seq">): void;
   finisher: TransactionFinisher;
 } {
   const tree = db.prepare<[], { size: number; frontier: Buffer }>(
@@ -44,24 +52,34 @@ export function prepareAuditAppend(db: Database.Database): {
   const updateTree = db.prepare("UPDATE audit_tree SET size = ?, frontier = ? WHERE id = 1");
   /** The tree as this transaction's appends left it; null until its first append. */
   let open: CompactRange | null = null;
+  const tip = (): CompactRange => {
+    if (!open) {
+      const row = tree.get();
+      if (!row) throw new Error("audit_tree row is missing");
+      open = decodeRange(row.size, row.frontier);
+    }
+    return open;
+  };
+  const appendHash = (id: string, hash: Buffer) => {
+    const at = tip();
+    const { range, closed } = appendToRange(at, hash);
+    insertLeaf.run(at.size, id, hash);
+    for (const node of closed) insertNode.run(node.level, node.index, node.hash);
+    open = range;
+  };
   return {
     append(eventId, event, digests) {
-      if (!open) {
-        const row = tree.get();
-        if (!row) throw new Error("audit_tree row is missing");
-        open = decodeRange(row.size, row.frontier);
-      }
       const hash = leafHashOf({
-        seq: open.size,
+        seq: tip().size,
         source: event.source,
         dedupKey: event.dedupKey,
         receivedAt: event.receivedAt,
         ...digests,
       });
-      const { range, closed } = appendToRange(open, hash);
-      insertLeaf.run(open.size, eventId, hash);
-      for (const node of closed) insertNode.run(node.level, node.index, node.hash);
-      open = range;
+      appendHash(eventId, hash);
+    },
+    appendReceipt(fields) {
+      appendHash(fields.receiptId, receiptLeafHashOf({ seq: tip().size, ...fields }));
     },
     finisher: {
       beforeCommit() {
@@ -137,8 +155,10 @@ export function prepareAuditReads(db: Database.Database) {
   );
   const page = db.prepare<[number, number], LeafJoinRow & { headers: string | null }>(
     `SELECT l.seq, l.event_id, l.hash, e.source, e.dedup_key, e.received_at, e.body, e.headers,
-            e.purged_at, e.body_sha256, e.headers_sha256
+            e.purged_at, e.body_sha256, e.headers_sha256, e.type, e.ordering_key,
+            e.occurred_at, e.version, ${receiptLeafColumns}
      FROM audit_leaves l LEFT JOIN events e ON e.id = l.event_id
+     ${receiptLeafJoin("receipts", "events")}
      WHERE l.seq > ? ORDER BY l.seq LIMIT ?`,
   );
   const unlogged = db.prepare<[string, number], { id: string }>(
