@@ -1,4 +1,5 @@
 import { handleAdmin } from "./admin/admin-api.ts";
+import { isApiUrl, withApiHeaders } from "./admin/api-headers.ts";
 import { isDashboardPath, serveDashboard } from "./admin/dashboard-assets.ts";
 import { createInboxMetrics, type InboxMetrics } from "./admin/metrics.ts";
 import { auditKeyFile, loadAuditKey } from "./audit/audit-key.ts";
@@ -348,11 +349,13 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     internalError,
     handleWebhook,
     async handle(request) {
+      let response: InboxResponse;
       try {
-        return await routeRequest(request);
+        response = await routeRequest(request);
       } catch (error) {
-        return internalError(error, request);
+        response = internalError(error, request);
       }
+      return isApiUrl(request.url) ? withApiHeaders(response) : response;
     },
     upkeep() {
       upkeep ??= startRetention({
