@@ -30,6 +30,10 @@ const registry = {
   // ingest: signature verification (one code per way a signature can be wrong)
   HOOKINBOX_SIGNATURE_MISSING: { status: 400, message: "Signature header is missing" },
   HOOKINBOX_SIGNATURE_MALFORMED: { status: 400, message: "Signature header is malformed" },
+  HOOKINBOX_SIGNATURE_HEADER_REPEATED: {
+    status: 400,
+    message: "A signature header appears more than once; send it once",
+  },
   HOOKINBOX_SIGNATURE_VERSION_UNSUPPORTED: {
     status: 400,
     message: "Signature header has no signature of a supported version",
@@ -109,6 +113,14 @@ const registry = {
   // admin API
   HOOKINBOX_ADMIN_UNAUTHORIZED: { status: 401, message: "Missing or wrong admin token" },
   HOOKINBOX_ADMIN_DISABLED: { status: 404, message: "Admin API is disabled" },
+  HOOKINBOX_ADMIN_AUTH_LIMITED: {
+    status: 429,
+    message: "Too many wrong admin tokens from this address; wait Retry-After seconds",
+  },
+  HOOKINBOX_ADMIN_TOKEN_WEAK: {
+    status: 500,
+    message: "The admin token is weak; generate a strong one with: openssl rand -hex 32",
+  },
   HOOKINBOX_SESSION_INVALID: {
     status: 401,
     message: "The dashboard session expired, was signed out or is not valid; sign in again",

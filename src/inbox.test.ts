@@ -36,14 +36,14 @@ describe("inbox internal errors", () => {
   it("answers 500 HOOKINBOX_INTERNAL_ERROR with a request id when the store throws something unexpected", async () => {
     const inbox = createInbox(
       { store: "sqlite::memory:", sources: {} },
-      { env: {}, adminToken: "t" },
+      { env: {}, adminToken: "unit-test-admin-token-5e1c9a7b3d2f80" },
     );
     await inbox.ready();
     inbox.store.listEvents = () => Promise.reject(new TypeError("boom"));
     const response = await inbox.handle({
       method: "GET",
       url: "/api/events",
-      headers: [["authorization", "Bearer t"]],
+      headers: [["authorization", "Bearer unit-test-admin-token-5e1c9a7b3d2f80"]],
       body: new Uint8Array(),
     });
     expect(response.status).toBe(500);

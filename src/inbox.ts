@@ -1,6 +1,8 @@
 import { handleAdmin } from "./admin/admin-api.ts";
+import { isApiUrl, withApiHeaders } from "./admin/api-headers.ts";
 import { isDashboardPath, serveDashboard } from "./admin/dashboard-assets.ts";
 import { createInboxMetrics, type InboxMetrics } from "./admin/metrics.ts";
+import { assertStrongAdminToken } from "./admin/token-strength.ts";
 import { auditKeyFile, loadAuditKey } from "./audit/audit-key.ts";
 import { type RetentionSchedule, startRetention } from "./audit/retention-schedule.ts";
 import { type TreeHeads, treeHeads } from "./audit/tree-heads.ts";
@@ -172,6 +174,9 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     options.env ?? process.env,
     options.keyFetcher ? { keyFetcher: options.keyFetcher } : {},
   );
+  // A weak admin token is refused before anything opens.
+  const adminToken = options.adminToken !== undefined ? options.adminToken : resolved.admin.token;
+  if (adminToken !== null) assertStrongAdminToken(adminToken);
   const logger = options.logger ?? silentLogger();
   const store =
     options.store ??
@@ -236,7 +241,6 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       for (const worker of workers) worker.notify();
     },
   };
-  const adminToken = options.adminToken !== undefined ? options.adminToken : resolved.admin.token;
   let closed = false;
 
   const unavailable = (error: unknown) => {
@@ -355,11 +359,13 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     internalError,
     handleWebhook,
     async handle(request) {
+      let response: InboxResponse;
       try {
-        return await routeRequest(request);
+        response = await routeRequest(request);
       } catch (error) {
-        return internalError(error, request);
+        response = internalError(error, request);
       }
+      return isApiUrl(request.url) ? withApiHeaders(response) : response;
     },
     upkeep() {
       upkeep ??= startRetention({

@@ -3,6 +3,7 @@ import type { Inbox } from "../inbox.ts";
 import type { RequestHeaders } from "../ingest/headers.ts";
 import { errorResponse, type InboxResponse, jsonResponse } from "../ingest/request.ts";
 import { parseInput } from "../operations/operation.ts";
+import { adminAuthLimit } from "./auth-limit.ts";
 import { dashboardRoutes } from "./dashboard-routes.ts";
 import { openApiDocument } from "./openapi.ts";
 import { jsonBody, pathParam } from "./params.ts";
@@ -110,10 +111,24 @@ export async function handleAdmin(
   // Sign-in and sign-out of the dashboard (src/admin/dashboard-routes.ts), then who is calling:
   // a Bearer token, or a session cookie (whose writes need the CSRF header).
   const signed = { ...context, token: context.token };
-  const session = await handleSessionRoute(signed, method, url, headers, body).catch(fail);
+  // Guessing the token: wrong ones are counted per address, and past the limit refused first.
+  const limit = adminAuthLimit(context.inbox, context.remoteAddress ?? null, headers);
+  const refused = limit.refusal();
+  if (refused) return refused;
+  const session = await handleSessionRoute(signed, method, url, headers, body).catch((error) => {
+    if (isHookinboxError(error) && error.code === "HOOKINBOX_ADMIN_UNAUTHORIZED")
+      limit.recordFailure();
+    return fail(error);
+  });
   if (session) return session;
   const caller = authenticateAdmin(signed, method, headers);
   if (caller instanceof Error) {
+    // A Bearer token that is wrong is a guess; a missing one (a first visit) is not.
+    if (
+      caller.code === "HOOKINBOX_ADMIN_UNAUTHORIZED" &&
+      headers.get("authorization") !== undefined
+    )
+      limit.recordFailure();
     const response = fail(caller);
     if (caller.code !== "HOOKINBOX_ADMIN_UNAUTHORIZED") return response;
     return { ...response, headers: { ...response.headers, "www-authenticate": "Bearer" } };

@@ -11,6 +11,7 @@ import {
   authenticate,
   createSessions,
   overTls,
+  type RequestOrigin,
   type Sessions,
   sameOrigin,
   setCookie,
@@ -52,10 +53,24 @@ export function authenticateAdmin(
   method: string,
   headers: RequestHeaders,
 ): AdminCaller | HookinboxError {
-  return authenticate(sessionsOf(context.inbox, context.token), context.token, method, headers);
+  return authenticate(
+    sessionsOf(context.inbox, context.token),
+    context.token,
+    method,
+    headers,
+    requestOrigin(context),
+  );
 }
 
 const noStore = { "cache-control": "no-store" };
+
+/** The TCP peer and the proxies whose forwarded headers are believed. */
+function requestOrigin(context: AdminContext): RequestOrigin {
+  return {
+    remoteAddress: context.remoteAddress ?? null,
+    trustedProxies: context.inbox.config.http.trustedProxies,
+  };
+}
 
 /**
  * `/api/session`: `POST` signs in (body `{ "token": "<admin token>" }`; 201 with the CSRF token
@@ -78,13 +93,11 @@ export async function handleSessionRoute(
   if (url.pathname !== "/api/session") return null;
   const { inbox, token } = context;
   const sessions = sessionsOf(inbox, token);
-  const secure = overTls(headers, {
-    remoteAddress: context.remoteAddress ?? null,
-    trustedProxies: inbox.config.http.trustedProxies,
-  });
+  const from = requestOrigin(context);
+  const secure = overTls(headers, from);
   if (method === "POST") {
     // Login CSRF: another site must not sign a browser in to this dashboard either.
-    if (!sameOrigin(headers)) throw hookinboxError("HOOKINBOX_CSRF_FAILED");
+    if (!sameOrigin(headers, from)) throw hookinboxError("HOOKINBOX_CSRF_FAILED");
     const parsed = signInBody.safeParse(jsonBody(body));
     if (!parsed.success)
       throw hookinboxError("HOOKINBOX_QUERY_INVALID", "the body must be { token: string }");
@@ -101,7 +114,7 @@ export async function handleSessionRoute(
     };
   }
   if (method !== "GET" && method !== "DELETE") throw hookinboxError("HOOKINBOX_METHOD_NOT_ALLOWED");
-  const caller = authenticate(sessions, token, method, headers);
+  const caller = authenticate(sessions, token, method, headers, from);
   if (caller instanceof Error) throw caller;
   if (caller.kind !== "session") {
     throw hookinboxError("HOOKINBOX_QUERY_INVALID", "a Bearer token has no dashboard session");

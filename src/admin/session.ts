@@ -112,6 +112,20 @@ export interface RequestOrigin {
 }
 
 /**
+ * Whether the TCP peer is one of `http.trustedProxies`: only then are its `X-Forwarded-*`
+ * headers believed (without the setting, or from any other address, they are ignored).
+ *
+ * @example
+ * ```ts
+ * fromTrustedProxy({ remoteAddress: "10.0.0.2", trustedProxies }); // true when 10.0.0.2 is listed
+ * ```
+ */
+export function fromTrustedProxy(origin: RequestOrigin): boolean {
+  if (origin.remoteAddress === null || !origin.trustedProxies) return false;
+  return origin.trustedProxies.has(normaliseAddress(origin.remoteAddress));
+}
+
+/**
  * Whether the browser reached us over TLS: a trusted proxy's `X-Forwarded-Proto: https` (the
  * gateway itself speaks plain HTTP). Decides the cookie's `Secure` attribute.
  *
@@ -122,8 +136,7 @@ export interface RequestOrigin {
  */
 export function overTls(headers: RequestHeaders, origin: RequestOrigin): boolean {
   const proto = headers.get("x-forwarded-proto");
-  if (!proto || origin.remoteAddress === null || !origin.trustedProxies) return false;
-  if (!origin.trustedProxies.has(normaliseAddress(origin.remoteAddress))) return false;
+  if (!proto || !fromTrustedProxy(origin)) return false;
   return proto.split(",")[0]!.trim().toLowerCase() === "https";
 }
 
@@ -144,19 +157,21 @@ export function setCookie(session: IssuedSession | null, secure: boolean): strin
 
 /**
  * A browser write must come from the dashboard's own page: `Sec-Fetch-Site`, when sent, must be
- * `same-origin`, and `Origin`, when sent, must name the host the request was sent to.
+ * `same-origin`, and `Origin`, when sent, must name the host the request was sent to: `Host`, or
+ * `X-Forwarded-Host` when a trusted proxy (`http.trustedProxies`) sent the request.
  *
  * @example
  * ```ts
- * sameOrigin(headers); // false for a form posted from another site
+ * sameOrigin(headers, { remoteAddress, trustedProxies }); // false for a form posted from another site
  * ```
  */
-export function sameOrigin(headers: RequestHeaders): boolean {
+export function sameOrigin(headers: RequestHeaders, from: RequestOrigin): boolean {
   const site = headers.get("sec-fetch-site");
   if (site !== undefined && site !== "same-origin") return false;
   const origin = headers.get("origin");
   if (origin === undefined) return true;
-  const host = headers.get("x-forwarded-host") ?? headers.get("host");
+  const forwarded = fromTrustedProxy(from) ? headers.get("x-forwarded-host") : undefined;
+  const host = forwarded ?? headers.get("host");
   try {
     return host !== undefined && new URL(origin).host === host.split(",")[0]!.trim();
   } catch {
@@ -174,7 +189,7 @@ const writeMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
  *
  * @example
  * ```ts
- * const caller = authenticate(sessions, token, "POST", headers);
+ * const caller = authenticate(sessions, token, "POST", headers, { remoteAddress, trustedProxies });
  * if (isHookinboxError(caller)) return errorResponse(caller.status, caller.code, caller.message);
  * ```
  */
@@ -183,6 +198,7 @@ export function authenticate(
   token: string,
   method: string,
   headers: RequestHeaders,
+  from: RequestOrigin,
 ): AdminCaller | HookinboxError {
   const authorization = headers.get("authorization");
   if (authorization !== undefined) {
@@ -196,7 +212,7 @@ export function authenticate(
   if (caller instanceof Error || caller.kind !== "session") return caller;
   if (writeMethods.has(method)) {
     const csrf = headers.get(csrfHeaderName);
-    if (!csrf || !same(csrf, sessions.csrfTokenOf(caller.nonce)) || !sameOrigin(headers))
+    if (!csrf || !same(csrf, sessions.csrfTokenOf(caller.nonce)) || !sameOrigin(headers, from))
       return hookinboxError("HOOKINBOX_CSRF_FAILED");
   }
   return caller;

@@ -19,6 +19,7 @@ import type { StoredTreeHead } from "../store/audit-types.ts";
 import type { Store } from "../store/types.ts";
 import type { CommandHost } from "./command-host.ts";
 import { type CliContext, loadRawConfig, openConfiguredStore } from "./context.ts";
+import { jsonForTerminal } from "./terminal.ts";
 
 /** The signing key as the gateway finds it: audit.key, HOOKINBOX_AUDIT_KEY, else the key file. */
 async function signingKey(ctx: CliContext, configPath: string | undefined) {
@@ -175,7 +176,7 @@ async function verifyCommand(
   }
 }
 
-const pretty = (value: unknown) => JSON.stringify(value, null, 2);
+const pretty = (value: unknown) => jsonForTerminal(value, 2);
 
 /**
  * `hookinbox audit head|prove|consistency|verify`: sign a tree head now (JSON, to save and

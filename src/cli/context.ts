@@ -7,13 +7,43 @@ import { openStore } from "../store/open-store.ts";
 import type { Store } from "../store/types.ts";
 import { demoConfig } from "./demo-source.ts";
 import { assertSchemaCurrent } from "./schema-check.ts";
+import { type TerminalOutput, terminalOutput } from "./terminal.ts";
 
-/** What every command shares: where it runs (relative store paths resolve against the process cwd), its environment and its output streams. */
-export interface CliContext {
+/** Where the CLI runs (relative store paths resolve against the process cwd), its environment and its raw output streams. */
+export interface CliStreams {
   readonly cwd: string;
   readonly env: Record<string, string | undefined>;
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
+}
+
+/**
+ * What every command shares: where it runs, its environment and its output, which escapes
+ * control characters (TerminalOutput is the only way a command writes).
+ */
+export interface CliContext {
+  readonly cwd: string;
+  readonly env: Record<string, string | undefined>;
+  readonly stdout: TerminalOutput;
+  readonly stderr: TerminalOutput;
+}
+
+/**
+ * The context commands run in, its streams wrapped so that nothing written reaches the terminal
+ * with raw control characters.
+ *
+ * @example
+ * ```ts
+ * const ctx = cliContext({ cwd, env: process.env, stdout: process.stdout, stderr: process.stderr });
+ * ```
+ */
+export function cliContext(streams: CliStreams): CliContext {
+  return {
+    cwd: streams.cwd,
+    env: streams.env,
+    stdout: terminalOutput(streams.stdout),
+    stderr: terminalOutput(streams.stderr),
+  };
 }
 
 /**

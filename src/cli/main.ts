@@ -2,8 +2,9 @@ import { readFileSync } from "node:fs";
 import { CommanderError } from "commander";
 import { hookinboxError, isHookinboxError } from "../errors.ts";
 import { commandHost } from "./command-host.ts";
-import type { CliContext } from "./context.ts";
+import { type CliStreams, cliContext } from "./context.ts";
 import { buildProgram } from "./program.ts";
+import { terminalOutput } from "./terminal.ts";
 
 /** The version in hookinbox's own package.json (the nearest one named hookinbox above this file). */
 function packageVersion(): string {
@@ -37,13 +38,13 @@ const usageCodes = new Set<string>([
  * process.exitCode = await main(["events", "list", "--json"]);
  * ```
  */
-export async function main(argv: string[], given?: CliContext): Promise<number> {
+export async function main(argv: string[], given?: CliStreams): Promise<number> {
   // --debug anywhere: failures print their stack (and their causes') after the one line.
   const debug = argv.includes("--debug");
   const args = argv.filter((arg) => arg !== "--debug");
-  const stderr = given?.stderr ?? process.stderr;
+  const stderr = terminalOutput(given?.stderr ?? process.stderr);
   try {
-    const ctx = given ?? processContext();
+    const ctx = cliContext(given ?? processContext());
     if (args.length === 0) {
       ctx.stdout.write(`hookinbox ${packageVersion()}\n`);
       return 0;
@@ -99,7 +100,7 @@ function usageLine(error: CommanderError, args: readonly string[]): string {
 }
 
 /** The process's own context; a working folder that was deleted is a one-line failure. */
-function processContext(): CliContext {
+function processContext(): CliStreams {
   let cwd: string;
   try {
     cwd = process.cwd();

@@ -1,3 +1,5 @@
+import { escapeControl } from "./terminal.ts";
+
 /**
  * One line of text safe to print to a terminal: whitespace runs collapse to one space, other
  * control characters (ESC, BEL, C1…) are shown as `\xNN`, and the result is cut to `max`
@@ -9,14 +11,7 @@
  * ```
  */
 export function printable(text: string, max: number): string {
-  let flat = "";
-  for (const c of text.replace(/\s+/g, " ").trim()) {
-    const code = c.charCodeAt(0);
-    flat +=
-      code < 0x20 || (code >= 0x7f && code <= 0x9f)
-        ? `\\x${code.toString(16).padStart(2, "0")}`
-        : c;
-  }
+  const flat = escapeControl(text.replace(/\s+/g, " ").trim());
   if (flat === "") return "-";
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

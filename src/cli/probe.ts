@@ -5,6 +5,7 @@ import type { CliContext } from "./context.ts";
 import { printable } from "./printable.ts";
 import { requireSample, signingSecret } from "./send-sample.ts";
 import { renderTable } from "./table.ts";
+import { jsonForTerminal } from "./terminal.ts";
 
 function msOption(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -98,6 +99,6 @@ export async function probeCommand(ctx: CliContext, args: string[]): Promise<num
   };
   if (!json) ctx.stderr.write(`probing ${url} as ${sample.provider}…\n`);
   const report = await runProbe(options);
-  ctx.stdout.write(json ? `${JSON.stringify(report)}\n` : `\n${renderReport(report)}`);
+  ctx.stdout.write(json ? `${jsonForTerminal(report)}\n` : `\n${renderReport(report)}`);
   return report.ok ? 0 : 1;
 }

@@ -1,3 +1,5 @@
+import type { TerminalOutput } from "./terminal.ts";
+
 /** A progress display on a stream: a bar redrawn in place on a terminal, one final line otherwise. */
 export interface Progress {
   update(done: number): void;
@@ -12,13 +14,13 @@ const width = 30;
  *
  * @example
  * ```ts
- * const progress = progressBar(process.stderr, 1200, "events replayed");
+ * const progress = progressBar(terminalOutput(process.stderr), 1200, "events replayed");
  * progress.update(500);
  * progress.finish(1200); // "[██████████████████████████████] 1200/1200 events replayed"
  * ```
  */
-export function progressBar(stream: NodeJS.WritableStream, total: number, label: string): Progress {
-  const tty = (stream as { isTTY?: boolean }).isTTY === true;
+export function progressBar(stream: TerminalOutput, total: number, label: string): Progress {
+  const tty = stream.isTTY;
   const line = (done: number) => {
     const ratio = total > 0 ? Math.min(1, done / total) : 1;
     const filled = Math.round(ratio * width);
@@ -26,10 +28,11 @@ export function progressBar(stream: NodeJS.WritableStream, total: number, label:
   };
   return {
     update(done) {
-      if (tty) stream.write(`\r${line(done)}`);
+      if (tty) stream.redrawLine(line(done));
     },
     finish(done) {
-      stream.write(tty ? `\r${line(done)}\n` : `${line(done)}\n`);
+      if (tty) stream.redrawLine(`${line(done)}\n`);
+      else stream.write(`${line(done)}\n`);
     },
   };
 }

@@ -3,6 +3,7 @@ import { type Operation, type OperationContext, parseInput } from "../operations
 import type { CliContext } from "./context.ts";
 import { type StoreAccess, withOperations } from "./operation-context.ts";
 import { type Progress, progressBar } from "./progress.ts";
+import { escapeStrings, jsonForTerminal } from "./terminal.ts";
 
 /** How one command runs an operation and shows its result. */
 export interface CliOperation<S extends z.ZodObject, R, Out = R> {
@@ -12,7 +13,7 @@ export interface CliOperation<S extends z.ZodObject, R, Out = R> {
   readonly names?: Readonly<Record<string, string>>;
   /** What to run in the context (default: the operation itself). */
   readonly execute?: (ops: OperationContext, input: z.output<S>) => Promise<Out>;
-  /** The text output (the JSON output is the result itself). */
+  /** The text output, built from the result with every string escaped (escapeStrings); the JSON output is the result itself. */
   readonly text: (result: Out) => string;
   /** The exit code of a result (default 0). */
   readonly exitCode?: (result: Out) => number;
@@ -76,9 +77,10 @@ export async function runCliOperation<S extends z.ZodObject, R, Out = R>(
       done,
     );
   }
-  const output = options.json ? JSON.stringify(result) : command.text(result);
+  // Text is built from the result with every string escaped: a command cannot forget to.
+  const output = options.json ? jsonForTerminal(result) : command.text(escapeStrings(result));
   if (output !== "") ctx.stdout.write(`${output}\n`);
-  const warning = command.warning?.(result);
+  const warning = command.warning?.(escapeStrings(result));
   if (warning) ctx.stderr.write(`hookinbox: ${warning}\n`);
   return command.exitCode?.(result) ?? 0;
 }

@@ -6,6 +6,7 @@ import { providerSamples, sampleFor } from "../testing/samples/index.ts";
 import type { SampleHandshake, SampleRequest } from "../testing/samples/types.ts";
 import type { CliContext } from "./context.ts";
 import { printable } from "./printable.ts";
+import { jsonForTerminal } from "./terminal.ts";
 
 /** The options of `hookinbox send <provider> --to URL`, as parseArgs declares them. */
 export const sendSampleOptions = {
@@ -229,7 +230,7 @@ export async function sendSampleCommand(
   const times_ = results.map((r) => r.ms);
   if (json) {
     ctx.stdout.write(
-      `${JSON.stringify({
+      `${jsonForTerminal({
         provider,
         type: request.type,
         eventId: request.eventId ?? null,

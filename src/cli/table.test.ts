@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { escapeControl, renderTable } from "./table.ts";
+import { renderTable } from "./table.ts";
+import { escapeControl } from "./terminal.ts";
 
 describe("CLI tables", () => {
   it("escape control characters a sender put in a cell", () => {

@@ -1,34 +1,4 @@
-/** C0 controls (ESC, BEL, CR, LF, …), DEL, C1 controls, and line separators and bidi controls. */
-function isControl(code: number): boolean {
-  return (
-    code <= 0x1f ||
-    (code >= 0x7f && code <= 0x9f) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    (code >= 0x202a && code <= 0x202e) ||
-    (code >= 0x2066 && code <= 0x2069)
-  );
-}
-
-/**
- * Makes text safe for a terminal: control characters become visible `\x1b`-style (or `\u202e`)
- * escapes, so an event type cannot clear the screen, ring the bell, rewrite a line or fake rows.
- *
- * @example
- * ```ts
- * escapeControl("invoice\u001b[2J.paid"); // "invoice\\x1b[2J.paid"
- * ```
- */
-export function escapeControl(text: string): string {
-  let out = "";
-  for (const c of text) {
-    const code = c.charCodeAt(0);
-    if (!isControl(code)) out += c;
-    else if (code <= 0xff) out += `\\x${code.toString(16).padStart(2, "0")}`;
-    else out += `\\u${code.toString(16).padStart(4, "0")}`;
-  }
-  return out;
-}
+import { escapeControl } from "./terminal.ts";
 
 /**
  * Renders rows as a plain text table with a header line, columns padded to their widest cell.

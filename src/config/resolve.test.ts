@@ -46,10 +46,13 @@ describe("resolveConfig", () => {
   it("lets DATABASE_URL win over store, and reads the admin token from HOOKINBOX_ADMIN_TOKEN", () => {
     const config = resolveConfig(
       { store: "sqlite:./a.db" },
-      { DATABASE_URL: "sqlite:./b.db", HOOKINBOX_ADMIN_TOKEN: "t" },
+      {
+        DATABASE_URL: "sqlite:./b.db",
+        HOOKINBOX_ADMIN_TOKEN: "unit-test-admin-token-5e1c9a7b3d2f80",
+      },
     );
     expect(config.store).toBe("sqlite:./b.db");
-    expect(config.admin.token).toBe("t");
+    expect(config.admin.token).toBe("unit-test-admin-token-5e1c9a7b3d2f80");
   });
 
   it("rejects an unknown top-level key and suggests the closest", () => {

@@ -145,7 +145,10 @@ export interface ResolvedConfig {
     /** Rejected receipts older than this are deleted (the same as retention.rejectedMs). */
     readonly rejectedRetentionMs: number;
   };
-  readonly admin: { readonly token: string | null };
+  readonly admin: {
+    readonly token: string | null;
+    readonly authLimit: { readonly max: number; readonly windowMs: number };
+  };
   /** Retention windows (see `retention` in the config schema). */
   readonly retention: ResolvedRetention;
   readonly audit: ResolvedAudit;
@@ -390,7 +393,13 @@ export function resolveConfig(
       rejectedRetentionMs: retention.rejectedMs,
     },
     retention,
-    admin: { token: adminToken || null },
+    admin: {
+      token: adminToken || null,
+      authLimit: {
+        max: config.admin?.authLimit?.max ?? 10,
+        windowMs: parseDuration(config.admin?.authLimit?.window ?? "1m") ?? 60_000,
+      },
+    },
     audit: {
       enabled: config.audit?.enabled ?? true,
       key:

@@ -180,7 +180,15 @@ export const configSchema = z.strictObject({
       rejectedRetention: duration.optional(),
     })
     .optional(),
-  admin: z.strictObject({ token: secretSchema.optional() }).optional(),
+  admin: z
+    .strictObject({
+      token: secretSchema.optional(),
+      /** Wrong admin tokens allowed per address per window (default 10 per 1m), then 429. */
+      authLimit: z
+        .strictObject({ max: z.number().int().min(1).optional(), window: duration.optional() })
+        .optional(),
+    })
+    .optional(),
   /**
    * Retention (docs/audit.md#retention), swept hourly by the gateway or worker process and on
    * command (`hookinbox retention run [--dry-run]`); audit leaves always stay, so proofs verify.

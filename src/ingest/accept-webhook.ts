@@ -10,7 +10,7 @@ import { hopsHeader, readHops } from "../forward/hops.ts";
 import type { Logger } from "../log.ts";
 import type { SignedRequest } from "../providers/types.ts";
 import type { AcceptResult, EventIdentity, Store } from "../store/types.ts";
-import { readHeaders, rejectedHeaderNames } from "./headers.ts";
+import { readHeaders, rejectedHeaderNames, watchHeaderReads } from "./headers.ts";
 import { identify } from "./identify.ts";
 import { type AddressList, clientAddress } from "./ip-allow.ts";
 import type { Readiness } from "./readiness.ts";
@@ -47,6 +47,7 @@ export const unknownSourceLabel = "(unknown)";
 const verificationCodes = new Set<ErrorCode>([
   "HOOKINBOX_SIGNATURE_MISSING",
   "HOOKINBOX_SIGNATURE_MALFORMED",
+  "HOOKINBOX_SIGNATURE_HEADER_REPEATED",
   "HOOKINBOX_SIGNATURE_VERSION_UNSUPPORTED",
   "HOOKINBOX_SIGNATURE_MISMATCH",
   "HOOKINBOX_TIMESTAMP_MISSING",
@@ -191,8 +192,18 @@ export async function acceptWebhook(
         throw hookinboxError("HOOKINBOX_SOURCE_NO_ACTIVE_SECRET");
       }
       // Schemes with fetched keys verify asynchronously; the others stay off the microtask queue.
-      const pending = scheme.verifier.verify(signed, secrets, receivedAt);
-      const verified = pending instanceof Promise ? await pending : pending;
+      const watched = watchHeaderReads(signed);
+      let verified: Awaited<ReturnType<typeof scheme.verifier.verify>>;
+      try {
+        const pending = scheme.verifier.verify(watched.request, secrets, receivedAt);
+        verified = pending instanceof Promise ? await pending : pending;
+      } finally {
+        // A header the verifier read came twice: refused whatever the verdict, so the outcome
+        // never depends on which copy came first.
+        const repeated = watched.repeated(headers.pairs);
+        // biome-ignore lint/correctness/noUnsafeFinally: the refusal replaces any verdict.
+        if (repeated) throw hookinboxError("HOOKINBOX_SIGNATURE_HEADER_REPEATED", repeated);
+      }
       secretIndex = verified.secretIndex;
       const matched = secrets.find((s) => s.index === verified.secretIndex);
       const handshake = matched ? scheme.handshake?.(signed, verified, matched) : undefined;

@@ -44,6 +44,43 @@ export function readHeaders(input: HeaderInput): RequestHeaders {
 }
 
 /**
+ * A request whose header reads are recorded, and `repeated(pairs)`: the first header it read
+ * that arrived more than once, or null. The rule for repeated signature headers: any header a
+ * verifier reads (signature, timestamp, key id…) must come once; several signatures inside one
+ * header value (Stripe's `v1=…,v1=…`, Standard Webhooks' space-separated list) are not repetition.
+ *
+ * @example
+ * ```ts
+ * const watched = watchHeaderReads(signed);
+ * verifier.verify(watched.request, secrets, now);
+ * watched.repeated(headers.pairs); // "stripe-signature" when it came twice
+ * ```
+ */
+export function watchHeaderReads<R extends { readonly headers: HeaderReader }>(
+  request: R,
+): { request: R; repeated(pairs: ReadonlyArray<readonly [string, string]>): string | null } {
+  const read = new Set<string>();
+  const headers: HeaderReader = {
+    get: (name) => {
+      read.add(name.toLowerCase());
+      return request.headers.get(name);
+    },
+  };
+  return {
+    request: { ...request, headers },
+    repeated(pairs) {
+      const seen = new Map<string, number>();
+      for (const [name] of pairs) {
+        const key = name.toLowerCase();
+        if (read.has(key)) seen.set(key, (seen.get(key) ?? 0) + 1);
+      }
+      for (const [name, count] of seen) if (count > 1) return name;
+      return null;
+    },
+  };
+}
+
+/**
  * Turns Node's `rawHeaders` (`[name, value, name, value…]`) into pairs.
  *
  * @example

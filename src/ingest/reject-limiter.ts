@@ -7,6 +7,8 @@ export interface RejectLimiter {
   blocked(address: string | null, now: number): boolean;
   /** Counts one rejection for the address. */
   record(address: string | null, now: number): void;
+  /** Milliseconds until the address's current window ends (0 when it has none). */
+  retryAfterMs(address: string | null, now: number): number;
 }
 
 /** The eight 16-bit groups of an IPv6 address (an embedded IPv4 tail becomes two groups). */
@@ -76,6 +78,11 @@ export function createRejectLimiter(options: {
     blocked(peer, now) {
       if (peer === null) return false;
       return (current(rejectLimitKey(peer), now)?.count ?? 0) >= options.max;
+    },
+    retryAfterMs(peer, now) {
+      if (peer === null) return 0;
+      const entry = current(rejectLimitKey(peer), now);
+      return entry ? entry.start + options.windowMs - now : 0;
     },
     record(peer, now) {
       if (peer === null) return;

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { adminRoutes } from "../../src/admin/admin-api.ts";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
 import { PermanentError } from "../../src/index.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { stripeRequest, testSources } from "../helpers/signers.ts";
 import { type StoreFactory, storeFactories, type TestStore } from "../helpers/stores.ts";
 
@@ -9,7 +10,7 @@ import { type StoreFactory, storeFactories, type TestStore } from "../helpers/st
 // operation, `all: true` for an unfiltered bulk replay or retry, and dry runs counted per target
 // in the store. Real HTTP on loopback against a gateway on each store.
 
-const token = "test-admin-token";
+const token = testAdminToken;
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();

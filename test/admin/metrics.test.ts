@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startGateway } from "../../src/gateway/start-gateway.ts";
 import { PermanentError } from "../../src/handlers/errors.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { hangingEffect, manualClock, processingInbox, until } from "../helpers/processing.ts";
 import { type StoreFactory, storeFactories } from "../helpers/stores.ts";
 
@@ -186,7 +187,7 @@ describe("the metrics listener", () => {
     cleanups.push(() => store.cleanup());
     const gateway = await startGateway(
       { store: store.url, sources: {}, metrics: { port: 0 } },
-      { env: {}, port: 0, adminToken: "tok" },
+      { env: {}, port: 0, adminToken: testAdminToken },
     );
     cleanups.push(() => gateway.close());
     expect(gateway.metrics?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
@@ -196,7 +197,7 @@ describe("the metrics listener", () => {
     expect((await fetch(`${gateway.url}/metrics`)).status).toBe(404);
     expect((await fetch(`${gateway.url}/api/metrics`)).status).toBe(401);
     const admin = await fetch(`${gateway.url}/api/metrics`, {
-      headers: { authorization: "Bearer tok" },
+      headers: { authorization: `Bearer ${testAdminToken}` },
     });
     expect(admin.status).toBe(200);
     expect(await admin.text()).toContain("hookinbox_queue_depth");
@@ -208,13 +209,13 @@ describe("the metrics listener", () => {
     cleanups.push(() => store.cleanup());
     const gateway = await startGateway(
       { store: store.url, sources: {}, metrics: { enabled: false, port: 0 } },
-      { env: {}, port: 0, adminToken: "tok" },
+      { env: {}, port: 0, adminToken: testAdminToken },
     );
     cleanups.push(() => gateway.close());
     expect(gateway.metrics).toBeNull();
     expect(gateway.inbox.metrics).toBeNull();
     const response = await fetch(`${gateway.url}/api/metrics`, {
-      headers: { authorization: "Bearer tok" },
+      headers: { authorization: `Bearer ${testAdminToken}` },
     });
     expect(response.status).toBe(404);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe(

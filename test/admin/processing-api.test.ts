@@ -3,13 +3,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
 import { PermanentError } from "../../src/index.ts";
 import type { DeadLetterAlert } from "../../src/store/queue-types.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { githubRequest, stripeRequest, testSources } from "../helpers/signers.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 // The processing routes of the admin API over real HTTP, against an in-process gateway whose
 // handlers are plain functions and whose store is a SQLite file in a temp folder.
 
-const token = "test-admin-token";
+const token = testAdminToken;
 let gateway: Gateway;
 let cleanup: () => void;
 let deadAlerts: DeadLetterAlert[];

@@ -14,6 +14,7 @@ import {
 } from "../../src/audit/tree-head.ts";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
 import { openStore } from "../../src/store/open-store.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { runCli } from "../helpers/cli-capture.ts";
 import { stripeRequest, testSources } from "../helpers/signers.ts";
 import { storeFactories, type TestStore } from "../helpers/stores.ts";
@@ -25,7 +26,7 @@ import { eventsOnly } from "./opened-store.ts";
 // proofs verify against heads, `audit verify` against a saved head passes until a row is edited,
 // then names it, and an expired event answers 410 while its proof is still served.
 
-const token = "test-admin-token";
+const token = testAdminToken;
 const seed = "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb";
 let gateway: Gateway;
 let db: TestStore;

@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import type { Command } from "commander";
 import { afterAll, describe, expect, it } from "vitest";
 import { commandHost } from "../../src/cli/command-host.ts";
+import { cliContext } from "../../src/cli/context.ts";
 import { buildProgram } from "../../src/cli/program.ts";
 import { runCli } from "../helpers/cli-capture.ts";
 import { tempDir } from "../helpers/temp.ts";
@@ -15,7 +16,7 @@ const run = promisify(execFile);
 function commandPaths(): string[][] {
   const sink = { write: () => true } as unknown as NodeJS.WritableStream;
   const program = buildProgram(
-    commandHost({ cwd: process.cwd(), env: {}, stdout: sink, stderr: sink }),
+    commandHost(cliContext({ cwd: process.cwd(), env: {}, stdout: sink, stderr: sink })),
     [],
     "0",
   );
@@ -30,7 +31,7 @@ function commandPaths(): string[][] {
 function required(path: string[]): string[] {
   const sink = { write: () => true } as unknown as NodeJS.WritableStream;
   let command: Command | undefined = buildProgram(
-    commandHost({ cwd: process.cwd(), env: {}, stdout: sink, stderr: sink }),
+    commandHost(cliContext({ cwd: process.cwd(), env: {}, stdout: sink, stderr: sink })),
     [],
     "0",
   );

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { type GatewayProcess, spawnCommand } from "../helpers/gateway-process.ts";
 import { secrets, stripeRequest } from "../helpers/signers.ts";
 import { repoRoot, tempDir } from "../helpers/temp.ts";
@@ -12,7 +13,7 @@ import { repoRoot, tempDir } from "../helpers/temp.ts";
 // SQLite file, including a real SIGKILL in the middle of an effect.
 
 const run = promisify(execFile);
-const token = "cli-processing-admin-token";
+const token = testAdminToken;
 const cleanups: Array<() => void> = [];
 const gateways: GatewayProcess[] = [];
 afterAll(async () => {

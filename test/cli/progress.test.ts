@@ -1,6 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { progressBar } from "../../src/cli/progress.ts";
+import { terminalOutput } from "../../src/cli/terminal.ts";
 
 function stream(tty: boolean) {
   const out = new PassThrough();
@@ -15,7 +16,7 @@ function stream(tty: boolean) {
 describe("progressBar", () => {
   it("redraws one line in place on a terminal", () => {
     const s = stream(true);
-    const bar = progressBar(s.out, 1000, "events replayed");
+    const bar = progressBar(terminalOutput(s.out), 1000, "events replayed");
     bar.update(500);
     bar.finish(1000);
     expect(s.text()).toBe(
@@ -26,7 +27,7 @@ describe("progressBar", () => {
 
   it("writes only a final line elsewhere (pipes, CI, cron), and copes with nothing to do", () => {
     const s = stream(false);
-    const bar = progressBar(s.out, 0, "events replayed");
+    const bar = progressBar(terminalOutput(s.out), 0, "events replayed");
     bar.update(0);
     bar.finish(0);
     expect(s.text()).toBe(`[${"█".repeat(30)}] 0/0 events replayed\n`);

@@ -14,6 +14,7 @@ import { subscriptionHandlers } from "../../examples/recipes/subscription.ts";
 import { type Mailer, welcomeEmailHandlers } from "../../examples/recipes/welcome-email.ts";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
 import type { Handler } from "../../src/index.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { spawnCommand } from "../helpers/gateway-process.ts";
 import { secrets, standardRequest, stripeRequest, testSources } from "../helpers/signers.ts";
 import { repoRoot, tempDir } from "../helpers/temp.ts";
@@ -22,7 +23,7 @@ import { repoRoot, tempDir } from "../helpers/temp.ts";
 // in-process gateway over HTTP, requests signed by the providers' official packages, the handlers'
 // own rows read back from the SQLite file, and effects counted at the fakes they call.
 
-const token = "recipes-admin-token";
+const token = testAdminToken;
 const cleanups: Array<() => void | Promise<void>> = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();

@@ -8,6 +8,7 @@ import {
   sampleKeyFetcher,
   sampleSourceConfig,
 } from "../../src/testing/samples/index.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { runCli } from "../helpers/cli-capture.ts";
 import { tempDir } from "../helpers/temp.ts";
 
@@ -47,7 +48,7 @@ beforeAll(async () => {
       env: {},
       port,
       host: "127.0.0.1",
-      adminToken: "t",
+      adminToken: testAdminToken,
       // SNS, Pub/Sub, Plaid and PayPal samples sign with a test key: serve its public half.
       keyFetcher: sampleKeyFetcher((sample) => sample.exampleSecret),
     },

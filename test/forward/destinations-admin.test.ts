@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { DestinationDisabledAlert } from "../../src/config/resolve.ts";
 import type { DestinationStatus } from "../../src/forward/destination-admin.ts";
 import type { DeliveryPage } from "../../src/store/queue-types.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { runCli } from "../helpers/cli-capture.ts";
 import { until } from "../helpers/processing.ts";
 import type { Receiver } from "../helpers/receiver.ts";
@@ -15,7 +16,7 @@ import { destination, forwardingInbox, receiver } from "./forward-env.ts";
 // counts, pause/resume/enable, deliveries per destination and replay to one destination, against
 // a worker forwarding to a real HTTP receiver on loopback.
 
-const token = "destinations-admin-token";
+const token = testAdminToken;
 
 async function setup(factory: StoreFactory, app: Receiver, extra: Record<string, unknown> = {}) {
   const destinations = { app: destination(app.url) };

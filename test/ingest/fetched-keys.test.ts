@@ -10,10 +10,11 @@ import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
 import type { KeyFetchResponse } from "../../src/providers/keys/index.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { tempDir } from "../helpers/temp.ts";
 import { offlineFetcher, selfSignedCertificate } from "../providers/key-fetcher.ts";
 
-const token = "t";
+const token = testAdminToken;
 const TOPIC = "arn:aws:sns:eu-west-1:123456789012:orders";
 const CERT_URL =
   "https://sns.eu-west-1.amazonaws.com/SimpleNotificationService-0123456789abcdef.pem";

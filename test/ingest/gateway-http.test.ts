@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { githubRequest, standardRequest, stripeRequest, testSources } from "../helpers/signers.ts";
 import { storeFactories, type TestStore } from "../helpers/stores.ts";
 
-const token = "test-admin-token";
+const token = testAdminToken;
 
 describe.each(storeFactories())("gateway over real HTTP ($name)", (factory) => {
   let gateway: Gateway;

@@ -11,9 +11,10 @@ import { join } from "node:path";
 import { sign as octokitSign } from "@octokit/webhooks-methods";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { tempDir } from "../helpers/temp.ts";
 
-const token = "t";
+const token = testAdminToken;
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();

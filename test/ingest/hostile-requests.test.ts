@@ -1,12 +1,13 @@
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { type GatewayProcess, spawnGateway } from "../helpers/gateway-process.ts";
 import { rawExchange } from "../helpers/raw-http.ts";
 import { standardRequest, testSources } from "../helpers/signers.ts";
 import { tempDir } from "../helpers/temp.ts";
 
-const token = "hostile-admin-token";
+const token = testAdminToken;
 const auth = `authorization: Bearer ${token}\r\n`;
 
 /** A request line plus headers, closed so the server answers and hangs up. */

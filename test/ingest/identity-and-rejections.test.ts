@@ -4,6 +4,7 @@ import { createHmac } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
 import { openStore } from "../../src/store/open-store.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { rawExchange } from "../helpers/raw-http.ts";
 import { storeFactories, type TestStore } from "../helpers/stores.ts";
 
@@ -24,7 +25,7 @@ const sources = {
 async function gateway(storeUrl: string, http: Record<string, unknown> = {}): Promise<Gateway> {
   const gw = await startGateway(
     { store: storeUrl, sources, http, worker: { enabled: false } },
-    { env: {}, port: 0, adminToken: "t" },
+    { env: {}, port: 0, adminToken: testAdminToken },
   );
   cleanups.push(() => gw.close());
   return gw;

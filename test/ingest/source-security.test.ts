@@ -4,10 +4,11 @@ import { hmacValidator } from "@adyen/api-library";
 import { Signature } from "@hubspot/api-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { secrets, stripeRequest } from "../helpers/signers.ts";
 import { tempDir } from "../helpers/temp.ts";
 
-const token = "t";
+const token = testAdminToken;
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
 import { PermanentError } from "../../src/handlers/errors.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { until } from "../helpers/processing.ts";
 import { secrets, stripeRequest } from "../helpers/signers.ts";
 import { tempDir } from "../helpers/temp.ts";
@@ -12,7 +13,7 @@ import { tempDir } from "../helpers/temp.ts";
 // Runbooks beside failures (API and CLI), "run now" for pending, blocked and dead deliveries, and
 // the bulk retry that a runbook saying "not safe" refuses without an override.
 
-const token = "runbook-admin-token";
+const token = testAdminToken;
 const runbooks = {
   "stripe:invoice.paid": {
     owner: "billing",

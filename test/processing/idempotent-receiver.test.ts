@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
 import type { HandlerContext, HandlerEvent } from "../../src/handlers/types.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { until } from "../helpers/processing.ts";
 import { stripeRequest, testSources } from "../helpers/signers.ts";
 import { type StoreFactory, storeFactories, type TestStore } from "../helpers/stores.ts";
@@ -70,7 +71,7 @@ async function start(factory: StoreFactory): Promise<Env> {
       },
       worker: { concurrency: 8 },
     },
-    { env: {}, port: 0, adminToken: "t" },
+    { env: {}, port: 0, adminToken: testAdminToken },
   );
   cleanups.push(() => gateway.close());
   await store.exec("CREATE TABLE credits (event_id TEXT NOT NULL, invoice TEXT NOT NULL)");

@@ -23,6 +23,7 @@ import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
 import { PermanentError } from "../../src/handlers/errors.ts";
 import type { HandlerContext, HandlerEvent } from "../../src/handlers/types.ts";
 import type { TransactionClient } from "../../src/store/queue-types.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { until } from "../helpers/processing.ts";
 import { stripeRequest, testSources } from "../helpers/signers.ts";
 import { type StoreFactory, storeFactories, type TestStore } from "../helpers/stores.ts";
@@ -108,7 +109,7 @@ async function start(factory: StoreFactory, orm: keyof typeof orms) {
         },
       },
     },
-    { env: {}, port: 0, adminToken: "t" },
+    { env: {}, port: 0, adminToken: testAdminToken },
   );
   cleanups.push(() => gateway.close());
   const send = async (id: string, object: Payment["data"]["object"]) => {

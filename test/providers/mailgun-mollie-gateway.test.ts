@@ -9,6 +9,7 @@ import { createHmac } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 const MAILGUN_KEY = "key-3ax6xnjp29jd6fds4gc373sgvjxteol0";
@@ -25,7 +26,7 @@ beforeAll(async () => {
         mollie: { provider: "mollie", secrets: [MOLLIE_SECRET] },
       },
     },
-    { env: {}, port: 0, adminToken: "t" },
+    { env: {}, port: 0, adminToken: testAdminToken },
   );
 });
 

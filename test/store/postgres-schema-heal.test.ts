@@ -5,6 +5,7 @@ import { readdirSync } from "node:fs";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { freshDatabase, postgresServerUrl } from "../helpers/postgres.ts";
 import { secrets, standardRequest } from "../helpers/signers.ts";
 
@@ -35,7 +36,7 @@ async function setup() {
       store: database.url,
       sources: { std: { provider: "standard-webhooks", secrets: [secrets.standard] } },
     },
-    { env: {}, port: 0, adminToken: "t" },
+    { env: {}, port: 0, adminToken: testAdminToken },
   );
   cleanups.push(() => gw.close());
   return { gw, url: database.url };

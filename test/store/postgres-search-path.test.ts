@@ -7,6 +7,7 @@ import type { Handler } from "../../src/handlers/types.ts";
 import { PermanentError } from "../../src/index.ts";
 import { loadPostgresMigrations } from "../../src/store/postgres/migrate.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { testAdminToken } from "../helpers/admin-token.ts";
 import { freshDatabase } from "../helpers/postgres.ts";
 import { until } from "../helpers/processing.ts";
 import { stripeRequest, testSources } from "../helpers/signers.ts";
@@ -67,7 +68,7 @@ describe("PostgreSQL: hookinbox names its schema, the session keeps the database
         sources: { stripe: testSources.stripe },
         handlers: { "stripe:payment_intent.succeeded": credit },
       },
-      { env: {}, port: 0, adminToken: "t" },
+      { env: {}, port: 0, adminToken: testAdminToken },
     );
     cleanups.push(() => gateway.close());
     const post = async (request: { body: string; headers: Record<string, string> }) => {
