@@ -86,9 +86,10 @@ function escapeKeepingLayout(text: string): string {
  */
 export function jsonForTerminal(value: unknown, indent?: number): string {
   let out = "";
+  // JSON.stringify escapes C0 inside strings itself: a raw newline is the indentation's own.
   for (const c of JSON.stringify(value, null, indent)) {
     const code = c.charCodeAt(0);
-    out += isControl(code) ? `\\u${code.toString(16).padStart(4, "0")}` : c;
+    out += code !== 0x0a && isControl(code) ? `\\u${code.toString(16).padStart(4, "0")}` : c;
   }
   return out;
 }

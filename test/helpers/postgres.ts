@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readdirSync } from "node:fs";
 import pg from "pg";
 import { inject } from "vitest";
 
@@ -57,3 +58,8 @@ export async function freshDatabase(): Promise<{
     },
   };
 }
+
+/** How many migrations the PostgreSQL store has (its numbered .sql files), for tests that count them. */
+export const postgresMigrationCount = readdirSync(
+  new URL("../../src/store/postgres/migrations/", import.meta.url),
+).filter((name) => name.endsWith(".sql")).length;
