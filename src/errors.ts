@@ -9,6 +9,9 @@ const registry = {
   HOOKINBOX_ROUTE_NOT_FOUND: { status: 404, message: "No such route" },
   HOOKINBOX_REQUEST_TARGET_INVALID: { status: 400, message: "Request target is not served" },
   HOOKINBOX_METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed" },
+  HOOKINBOX_REQUEST_MALFORMED: { status: 400, message: "Request is not valid HTTP" },
+  HOOKINBOX_HEADERS_TOO_LARGE: { status: 431, message: "Request headers are too large" },
+  HOOKINBOX_REQUEST_TIMEOUT: { status: 408, message: "Request was not received in time" },
   HOOKINBOX_SOURCE_NOT_FOUND: { status: 404, message: "Unknown source" },
   HOOKINBOX_IP_NOT_ALLOWED: { status: 403, message: "This address may not deliver to this source" },
   HOOKINBOX_RATE_LIMITED: {

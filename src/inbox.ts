@@ -80,9 +80,13 @@ export interface Inbox {
   handle(request: InboxRequest): Promise<InboxResponse>;
   /**
    * The answer to an unexpected error (a bug): 500 `HOOKINBOX_INTERNAL_ERROR` with a request id,
-   * logged under the same id. Host adapters use it for failures of their own.
+   * logged under the same id. Host adapters use it for failures of their own; with the request's
+   * `url`, an `/api` answer gets the API's headers like every other (`no-store`, `nosniff`).
    */
-  internalError(error: unknown, request: Pick<InboxRequest, "method">): InboxResponse;
+  internalError(
+    error: unknown,
+    request: Pick<InboxRequest, "method"> & { readonly url?: string },
+  ): InboxResponse;
   /** Ingest for a source named by the host (for frameworks that route by themselves). */
   handleWebhook(source: string, request: InboxRequest): Promise<InboxResponse>;
   /**
@@ -262,8 +266,15 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     }
   };
 
+  /**
+   * The one place an answer leaves the inbox (`handle` and `internalError` both end here): every
+   * `/api` answer, errors included, gets `Cache-Control: no-store` and `nosniff`.
+   */
+  const finish = (request: { readonly url?: string }, response: InboxResponse) =>
+    request.url !== undefined && isApiUrl(request.url) ? withApiHeaders(response) : response;
+
   /** A bug, not the sender's fault: a 500 with a request id the log line carries too. */
-  const internalError = (error: unknown, request: Pick<InboxRequest, "method">): InboxResponse => {
+  const internalError: Inbox["internalError"] = (error, request) => {
     const requestId = ulid();
     const { message, code } = describeError(error);
     logger.error(
@@ -271,9 +282,12 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       "request failed with an internal error",
     );
     const internal = hookinboxError("HOOKINBOX_INTERNAL_ERROR", `request id ${requestId}`);
-    return jsonResponse(internal.status, {
-      error: { code: internal.code, message: internal.message, requestId },
-    });
+    return finish(
+      request,
+      jsonResponse(internal.status, {
+        error: { code: internal.code, message: internal.message, requestId },
+      }),
+    );
   };
 
   const handleWebhook = async (source: string, request: InboxRequest): Promise<InboxResponse> => {
@@ -365,7 +379,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       } catch (error) {
         response = internalError(error, request);
       }
-      return isApiUrl(request.url) ? withApiHeaders(response) : response;
+      return finish(request, response);
     },
     upkeep() {
       upkeep ??= startRetention({

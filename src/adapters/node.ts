@@ -41,7 +41,10 @@ export function answerInternalError(
   error: unknown,
 ): void {
   try {
-    const response = inbox.internalError(error, { method: req.method ?? "GET" });
+    const response = inbox.internalError(error, {
+      method: req.method ?? "GET",
+      url: req.url ?? "/",
+    });
     if (res.headersSent) res.destroy();
     else writeResponse(res, response, true);
   } catch {

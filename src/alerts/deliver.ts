@@ -1,4 +1,6 @@
 import type { AlertNotice, ResolvedAlerts } from "../config/resolve.ts";
+import { type Resolver, systemResolver } from "../forward/address-guard.ts";
+import { type DestinationClient, openDestinationClient } from "../forward/http-client.ts";
 import { signStandardWebhook } from "../forward/sign.ts";
 import type { Logger } from "../log.ts";
 import type { OutboxAlert } from "../store/alert-types.ts";
@@ -69,6 +71,9 @@ export function alertBody(alert: OutboxAlert): string {
  * same id after the lease. Rows of the function sink (`function:` conditions) are handed to
  * `alerts.onAlert` instead, marked delivered once it returns and retried with the same backoff
  * when it throws. Delivered alerts older than 7 days are pruned, once an hour at most.
+ * The webhook gets a destination's SSRF guard: loopback, private, link-local and metadata
+ * addresses are refused (logged with HOOKINBOX_FORWARD_ADDRESS_REFUSED and retried like any
+ * failure) unless `webhook.allowPrivateNetworks`, and a 3xx is a failure, never followed.
  * Returns how many were delivered.
  *
  * @example
@@ -81,6 +86,7 @@ export async function deliverDueAlerts(
   alerts: ResolvedAlerts | undefined,
   logger: Logger,
   now: number,
+  resolver: Resolver = systemResolver,
 ): Promise<number> {
   const webhook = alerts?.webhook;
   const onAlert = alerts?.onAlert;
@@ -91,29 +97,51 @@ export async function deliverDueAlerts(
     await store.pruneAlerts(now - deliveredRetentionMs, 1_000);
   }
   const due = await store.claimDueAlerts(now, claimLimit, alertClaimLeaseMs);
-  for (const alert of due) {
-    // A row of a sink this process lacks is left to its lease (a process that has it sends it).
-    let error: string | null;
-    if (alert.condition.startsWith(sinkPrefixes.function)) {
-      if (!onAlert) continue;
-      error = await callAlertFunction(onAlert, alert);
-    } else {
-      if (!webhook) continue;
-      error = await postAlert(webhook, alert, now, logger);
+  // One guarded client per pass (opened only when a webhook row is due), closed after it.
+  let client: DestinationClient | null = null;
+  try {
+    for (const alert of due) {
+      // A row of a sink this process lacks is left to its lease (a process that has it sends it).
+      let failure: AlertFailure | null;
+      if (alert.condition.startsWith(sinkPrefixes.function)) {
+        if (!onAlert) continue;
+        const error = await callAlertFunction(onAlert, alert);
+        failure = error === null ? null : { error, code: "HOOKINBOX_ALERT_FAILED" };
+      } else {
+        if (!webhook) continue;
+        client ??= openDestinationClient(new URL(webhook.url), {
+          connections: 1,
+          allowPrivateNetworks: webhook.allowPrivateNetworks,
+          resolver,
+        });
+        failure = await postAlert(client, webhook, alert, now, logger);
+      }
+      await settle(store, logger, alert, failure, now);
+      if (failure === null) delivered++;
     }
-    await settle(store, logger, alert, error, now);
-    if (error === null) delivered++;
+  } finally {
+    await client?.close();
   }
   return delivered;
 }
 
-/** Posts one alert, signed; null on 2xx, else what went wrong. */
+/** Why one send failed, and the code its log line carries. */
+interface AlertFailure {
+  readonly error: string;
+  readonly code:
+    | "HOOKINBOX_ALERT_FAILED"
+    | "HOOKINBOX_ALERT_UNSIGNED"
+    | "HOOKINBOX_FORWARD_ADDRESS_REFUSED";
+}
+
+/** Posts one alert, signed, through the guarded client; null on 2xx, else what went wrong. */
 async function postAlert(
+  client: DestinationClient,
   webhook: NonNullable<ResolvedAlerts["webhook"]>,
   alert: OutboxAlert,
   now: number,
   logger: Logger,
-): Promise<string | null> {
+): Promise<AlertFailure | null> {
   const body = Buffer.from(alertBody(alert), "utf8");
   const signature = signStandardWebhook([webhook.secret], alert.id, body, now);
   if (!signature) {
@@ -121,21 +149,22 @@ async function postAlert(
       { alertId: alert.id, code: "HOOKINBOX_ALERT_UNSIGNED" },
       "alert secret not active",
     );
-    return "HOOKINBOX_ALERT_UNSIGNED";
+    return { error: "HOOKINBOX_ALERT_UNSIGNED", code: "HOOKINBOX_ALERT_UNSIGNED" };
   }
-  try {
-    const response = await fetch(webhook.url, {
-      method: "POST",
-      headers: { ...webhook.headers, ...signature, "content-type": "application/json" },
-      body,
-      signal: AbortSignal.timeout(requestTimeoutMs),
-      redirect: "manual",
-    });
-    await response.body?.cancel();
-    return response.status >= 200 && response.status < 300 ? null : `HTTP ${response.status}`;
-  } catch (failure) {
-    return (failure as Error).message;
-  }
+  const result = await client.post(
+    { ...webhook.headers, ...signature, "content-type": "application/json" },
+    body,
+    requestTimeoutMs,
+    new AbortController().signal,
+  );
+  if (result.status === null)
+    return {
+      error: result.error ?? "no response",
+      code: result.refused ? "HOOKINBOX_FORWARD_ADDRESS_REFUSED" : "HOOKINBOX_ALERT_FAILED",
+    };
+  if (result.status >= 200 && result.status < 300) return null;
+  const followed = result.status >= 300 && result.status < 400 ? " (never followed)" : "";
+  return { error: `HTTP ${result.status}${followed}`, code: "HOOKINBOX_ALERT_FAILED" };
 }
 
 /** Marks an alert delivered (`error` null) or logs the failure and schedules its retry. */
@@ -143,27 +172,24 @@ async function settle(
   store: OutboxStore,
   logger: Logger,
   alert: OutboxAlert,
-  error: string | null,
+  failure: AlertFailure | null,
   now: number,
 ): Promise<void> {
-  if (error === null) {
+  if (failure === null) {
     await store.settleAlert(alert.id, { delivered: true, now });
     return;
   }
-  if (error !== "HOOKINBOX_ALERT_UNSIGNED")
+  if (failure.code !== "HOOKINBOX_ALERT_UNSIGNED")
     logger.warn(
-      {
-        alertId: alert.id,
-        attempts: alert.attempts + 1,
-        err: error,
-        code: "HOOKINBOX_ALERT_FAILED",
-      },
-      "alert delivery failed; will retry",
+      { alertId: alert.id, attempts: alert.attempts + 1, err: failure.error, code: failure.code },
+      failure.code === "HOOKINBOX_FORWARD_ADDRESS_REFUSED"
+        ? "alert webhook address refused (alerts.webhook.allowPrivateNetworks is off); will retry"
+        : "alert delivery failed; will retry",
     );
   await store.settleAlert(alert.id, {
     delivered: false,
     retryAt: alertRetryAt(alert.attempts, now),
-    error,
+    error: failure.error,
   });
 }
 

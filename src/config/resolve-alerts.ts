@@ -10,6 +10,7 @@ interface AlertDeliveryInput {
     readonly url: string;
     readonly secret: SecretConfig;
     readonly headers?: Readonly<Record<string, string>>;
+    readonly allowPrivateNetworks?: boolean;
   };
   readonly thresholds?: {
     readonly oldestUnprocessedAge?: string | number;
@@ -20,12 +21,13 @@ interface AlertDeliveryInput {
 
 /**
  * Resolves the webhook, thresholds and window of `alerts`: the secret must be a Standard
- * Webhooks secret (`whsec_…`), the window defaults to 5 minutes.
+ * Webhooks secret (`whsec_…`), the window defaults to 5 minutes, and the URL may reach private
+ * networks only with `allowPrivateNetworks` (default false).
  *
  * @example
  * ```ts
  * resolveAlertDelivery({ webhook: { url: "https://ops.example/alerts", secret: "whsec_…" } }, process.env);
- * // { webhook: { url, secret, headers: {} }, thresholds: {}, windowMs: 300000 }
+ * // { webhook: { url, secret, headers: {}, allowPrivateNetworks: false }, thresholds: {}, windowMs: 300000 }
  * ```
  */
 export function resolveAlertDelivery(
@@ -44,7 +46,14 @@ export function resolveAlertDelivery(
   const rate = alerts?.thresholds?.duplicateRate;
   return {
     ...(webhook && secret
-      ? { webhook: { url: webhook.url, secret, headers: { ...webhook.headers } } }
+      ? {
+          webhook: {
+            url: webhook.url,
+            secret,
+            headers: { ...webhook.headers },
+            allowPrivateNetworks: webhook.allowPrivateNetworks ?? false,
+          },
+        }
       : {}),
     thresholds: {
       ...(age === undefined ? {} : { oldestUnprocessedAgeMs: parseDuration(age) ?? 0 }),

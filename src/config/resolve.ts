@@ -61,6 +61,8 @@ export interface ResolvedAlerts {
     readonly url: string;
     readonly secret: ResolvedSecret;
     readonly headers: Readonly<Record<string, string>>;
+    /** The SSRF guard is off: the URL may reach loopback, private and link-local addresses. */
+    readonly allowPrivateNetworks: boolean;
   };
   readonly thresholds: {
     readonly oldestUnprocessedAgeMs?: number;

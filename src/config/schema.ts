@@ -282,6 +282,8 @@ export const configSchema = z.strictObject({
           url: publicUrl,
           secret: secretSchema,
           headers: z.record(z.string(), z.string()).optional(),
+          /** Lets the URL reach loopback, private and link-local addresses (default false). */
+          allowPrivateNetworks: z.boolean().optional(),
         })
         .optional(),
       thresholds: z

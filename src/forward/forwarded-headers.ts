@@ -77,7 +77,8 @@ export const forwardedHeaderNames: ReadonlySet<string> = new Set([
  * `forwardHeaders`), the destination's static `headers`, then hookinbox's own, which nothing
  * overrides: the Standard Webhooks signature headers, `hookinbox-hops` with its signature, and
  * `hookinbox-attempt`, `-replay`,
- * `-event-id`, `-source`, `-type`, `-delivery-id`.
+ * `-event-id`, `-source`, `-type` (percent-encoded when it is not plain visible ASCII: see
+ * `typeHeaderValue`), `-delivery-id`.
  *
  * @example
  * ```ts
@@ -104,8 +105,35 @@ export function forwardHeaders(
   headers["hookinbox-event-id"] = delivery.eventId;
   headers["hookinbox-delivery-id"] = delivery.id;
   headers["hookinbox-source"] = delivery.source;
-  if (delivery.type !== null) headers["hookinbox-type"] = delivery.type;
+  if (delivery.type !== null) headers["hookinbox-type"] = typeHeaderValue(delivery.type);
   return headers;
+}
+
+/**
+ * An event type as a `hookinbox-type` header value, which must be visible ASCII: the type as is
+ * when every character is 0x21–0x7E other than `%`, else every UTF-8 byte outside that set (`%`,
+ * space, control characters and non-ASCII) as `%XX`. A receiver gets the type back with
+ * `decodeURIComponent` either way. Space is encoded too, since HTTP trims a value's leading and
+ * trailing whitespace. A type holding a lone surrogate (not valid UTF-8) is sent with U+FFFD in
+ * its place.
+ *
+ * @example
+ * ```ts
+ * typeHeaderValue("invoice.paid"); // "invoice.paid"
+ * typeHeaderValue("café");         // "caf%C3%A9"
+ * typeHeaderValue("a\nb 100%");    // "a%0Ab%20100%25"
+ * ```
+ */
+export function typeHeaderValue(type: string): string {
+  if (/^[\x21-\x24\x26-\x7e]*$/.test(type)) return type;
+  let value = "";
+  for (const byte of Buffer.from(type, "utf8")) {
+    value +=
+      byte >= 0x21 && byte <= 0x7e && byte !== 0x25
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  return value;
 }
 
 /** Response headers kept on the attempt record. */

@@ -10,6 +10,7 @@ import type { Worker } from "../queue/worker.ts";
 import { type ConnectionGuard, guardConnections } from "./connection-guard.ts";
 import { listen } from "./listen.ts";
 import { type MetricsServer, startMetricsServer } from "./metrics-server.ts";
+import { answerClientError, rawErrorAnswer } from "./raw-answers.ts";
 
 /** A running gateway: the inbox behind a `node:http` server. */
 export interface Gateway {
@@ -121,14 +122,11 @@ export async function startGateway(
   });
   // CONNECT is no tunnel here: answer it like any other request hookinbox does not serve.
   server.on("connect", (_req, socket: Duplex) => {
-    const body = JSON.stringify({
-      error: { code: "HOOKINBOX_METHOD_NOT_ALLOWED", message: "Method not allowed" },
-    });
     socket.on("error", () => undefined);
-    socket.end(
-      `HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+    socket.end(rawErrorAnswer("HOOKINBOX_METHOD_NOT_ALLOWED"));
   });
+  // Requests the parser refuses get hookinbox's JSON error and /api headers, not Node's bare 400.
+  server.on("clientError", answerClientError);
   const host = options.host ?? inbox.config.http.host;
   const port = options.port ?? inbox.config.http.port;
   let url: string;

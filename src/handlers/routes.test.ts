@@ -21,6 +21,36 @@ describe("compilePattern", () => {
   ] as const)("%s routes (%s, %s) → %s", (pattern, source, type, expected) => {
     expect(compilePattern(pattern)(source, type)).toBe(expected);
   });
+
+  it.each([
+    ["stripe:*", "a\nb", true],
+    ["stripe:*", "\r\n", true],
+    ["stripe:a*b", "a\nb", true],
+    ["stripe:a*b", "a\r\n\u2028b", true],
+    ["stripe:invoice.*", "invoice.paid\nforged", true],
+    ["stripe:*.paid", "in\nvoice.paid", true],
+    ["stripe:invoice.paid", "invoice.paid\n", false],
+    ["stripe:a*b", "a\nbc", false],
+    // regex metacharacters stay literal
+    ["stripe:a.b", "axb", false],
+    ["stripe:a.b", "a.b", true],
+    ["stripe:a+b", "aab", false],
+    ["stripe:a+b", "a+b", true],
+    ["stripe:a?b", "ab", false],
+    ["stripe:(a|b)", "a", false],
+    ["stripe:(a|b)", "(a|b)", true],
+    ["stripe:[ab]", "a", false],
+    ["stripe:[ab]", "[ab]", true],
+    ["stripe:a{2}", "aa", false],
+    ["stripe:^a$", "^a$", true],
+    ["stripe:a\\d", "a1", false],
+    ["stripe:a\\d", "a\\d", true],
+  ] as const)(
+    "* matches line breaks, all else is literal: %s matches %j → %s",
+    (pattern, type, expected) => {
+      expect(compilePattern(pattern)("stripe", type)).toBe(expected);
+    },
+  );
 });
 
 describe("retryDelay", () => {

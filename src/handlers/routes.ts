@@ -23,15 +23,21 @@ export interface ResolvedHandler {
   matches(source: string, type: string | null): boolean;
 }
 
+/**
+ * A glob as an anchored RegExp: `*` matches any run of characters, line breaks included (the `s`
+ * flag: a type holding "\n" or "\r" cannot slip past a `*`); every other character, regex
+ * metacharacters among them, matches itself.
+ */
 function globToRegExp(glob: string): RegExp {
   const escaped = glob.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*");
-  return new RegExp(`^${escaped}$`);
+  return new RegExp(`^${escaped}$`, "s");
 }
 
 /**
  * Compiles a handler pattern into a matcher: `"*"` (everything), `"stripe:*"` (every event of a
  * source, typed or not), `"stripe:invoice.*"` (`*` matches any characters, dots included),
- * `"*:ping"`. Events without a type match only `*` type patterns.
+ * `"*:ping"`. `*` matches line breaks too; every other character is literal. Events without a
+ * type match only `*` type patterns.
  *
  * @example
  * ```ts

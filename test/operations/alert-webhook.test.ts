@@ -109,7 +109,10 @@ describe.each(storeFactories())("alert webhook on $name", (factory) => {
         },
         ...(input.retry ? { retry: input.retry } : {}),
         worker: { pollInterval: "20ms", lease: "30s" },
-        alerts: { webhook: { url: receiver.url, secret: alertSecret }, ...input.alerts },
+        alerts: {
+          webhook: { url: receiver.url, secret: alertSecret, allowPrivateNetworks: true },
+          ...input.alerts,
+        },
       },
       { now: clock.now, random: () => 1 },
     );
@@ -135,7 +138,10 @@ describe.each(storeFactories())("alert webhook on $name", (factory) => {
           store: store.url,
           handlers: { "std:*": input.handler ?? failing },
           worker: { pollInterval: "20ms", lease: "30s" },
-          alerts: { webhook: { url: receiver.url, secret: alertSecret }, ...input.alerts },
+          alerts: {
+            webhook: { url: receiver.url, secret: alertSecret, allowPrivateNetworks: true },
+            ...input.alerts,
+          },
         },
         { now: clock.now, random: () => 1 },
       );
@@ -243,7 +249,12 @@ describe.each(storeFactories())("alert webhook on $name", (factory) => {
     const env = await forwardingInbox(
       factory,
       { app: destination(app.url) },
-      { alerts: { webhook: { url: ops.url, secret: alertSecret }, window: "0s" } },
+      {
+        alerts: {
+          webhook: { url: ops.url, secret: alertSecret, allowPrivateNetworks: true },
+          window: "0s",
+        },
+      },
     );
     env.inbox.startWorker();
     const { eventId } = await env.post("msg_gone", { type: "t" });
@@ -384,7 +395,10 @@ describe.each(storeFactories())("alert webhook on $name", (factory) => {
         store: store.url,
         handlers: { "std:*": handler },
         worker: { pollInterval: "20ms", lease: "1s" },
-        alerts: { webhook: { url: ops.url, secret: alertSecret }, window: "0s" },
+        alerts: {
+          webhook: { url: ops.url, secret: alertSecret, allowPrivateNetworks: true },
+          window: "0s",
+        },
       },
       { now: clock.now, random: () => 1 },
     );
