@@ -14,6 +14,11 @@ export interface RetentionStepInput {
   readonly now: number;
   /** Count what would be removed, change nothing. */
   readonly dryRun: boolean;
+  /**
+   * Record each deletion of events or accepted receipts as a retention leaf of the audit log, in
+   * the deleting transaction (set by the store when its audit log is on).
+   */
+  readonly audit?: boolean;
 }
 
 /** What one step removed (or would) and where the next starts (null: this kind is done). */

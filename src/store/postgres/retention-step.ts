@@ -1,7 +1,9 @@
 import type pg from "pg";
-import { ulidTimePrefix } from "../../ids.ts";
+import { retentionLeafId } from "../../audit/retention-record.ts";
+import { ulid, ulidTimePrefix } from "../../ids.ts";
 import { UNFINISHED_DELIVERY_STATUSES } from "../purge-types.ts";
 import type { RetentionStepInput, RetentionStepResult } from "../retention-types.ts";
+import { retentionLeafParts } from "./audit.ts";
 import { withRetry, withTransaction } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -125,6 +127,59 @@ const kinds = {
   rejected: { parent: "receipts_rejected", prefix: "rcp_", events: false },
 } as const;
 
+/** What one deletion removed: how many rows and its first and last id. */
+interface Deleted {
+  readonly n: number;
+  readonly first: string | null;
+  readonly last: string | null;
+}
+
+/**
+ * Before accepted receipts go (`from`: the rows, `where`: which), keeps the remote address and
+ * secret index of each first receipt whose event stays, under the event's `first_receipt:` mark,
+ * so verify can still recompute the event's leaf; before events go, drops their marks.
+ */
+async function keepFirstReceipts(
+  client: pg.PoolClient,
+  t: SchemaNames,
+  from: string,
+  where: string,
+  values: unknown[],
+) {
+  await client.query(
+    `INSERT INTO ${t.retention_marks} (name, value)
+     SELECT 'first_receipt:' || r.event_id,
+            json_build_object('remoteAddress', r.remote_address, 'secretIndex', r.secret_index)::text
+     FROM ${from} r JOIN ${t.events} e ON e.id = r.event_id
+     WHERE ${where} AND NOT r.duplicate AND r.id = 'rcp_' || substr(e.id, 5)
+     ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+    values,
+  );
+}
+
+/** Appends the retention leaf recording a deletion of events or accepted receipts. */
+async function recordDeletion(
+  client: pg.PoolClient,
+  t: SchemaNames,
+  input: RetentionStepInput,
+  kind: "events" | "receipts",
+  deleted: Deleted,
+) {
+  if (!input.audit || deleted.n === 0 || deleted.first === null || deleted.last === null) return;
+  const fields = {
+    kind,
+    firstId: deleted.first,
+    lastId: deleted.last,
+    removed: deleted.n,
+    cut: Math.floor(input.before),
+  };
+  const [prefix, rest] = retentionLeafParts(fields);
+  await client.query(
+    `SELECT ${t.hookinbox_audit_append_leaves}(ARRAY[$1::text], ARRAY[$2::bytea], ARRAY[$3::bytea])`,
+    [retentionLeafId(ulid(input.now), fields), prefix, rest],
+  );
+}
+
 /**
  * Events, receipts or rejected receipts: the oldest whole day below the cut is detached and
  * dropped (events: unless one of its events has unfinished work); otherwise one batch of rows
@@ -156,13 +211,26 @@ async function expireRows(
       );
     }
     const pinned = partition && kind.events ? await pinnedRange(client, t, partition) : false;
+    const recorded = input.kind === "rejected" ? null : input.kind;
+    const audited = !input.dryRun && input.audit && recorded !== null;
     if (partition && !pinned) {
-      const { rows } = await client.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM ${t.schema}."${partition.name}"`,
+      const table = `${t.schema}."${partition.name}"`;
+      const { rows } = await client.query<Deleted>(
+        `SELECT count(*)::int AS n, min(id) AS first, max(id) AS last FROM ${table}`,
       );
       if (!input.dryRun) {
+        if (audited && recorded === "receipts")
+          await keepFirstReceipts(client, t, table, "true", []);
+        if (audited && recorded === "events") {
+          await client.query(
+            `DELETE FROM ${t.retention_marks}
+             WHERE name COLLATE "C" >= 'first_receipt:' || $1 AND name COLLATE "C" < 'first_receipt:' || $2`,
+            [partition.from, partition.to],
+          );
+        }
         if (kind.events) await deleteProcessing(client, t, null, partition);
         await dropPartition(client, t, kind.parent, partition.name);
+        if (audited && rows[0]) await recordDeletion(client, t, input, recorded, rows[0]);
       }
       return { removed: rows[0]?.n ?? 0, cursor: partition.to };
     }
@@ -181,10 +249,28 @@ async function expireRows(
     );
     const ids = rows.map((r) => r.id);
     if (!input.dryRun && ids.length > 0) {
+      if (audited && recorded === "receipts") {
+        await keepFirstReceipts(client, t, `${t.schema}.${kind.parent}`, "r.id = ANY($1::text[])", [
+          ids,
+        ]);
+      }
+      if (audited && recorded === "events") {
+        await client.query(
+          `DELETE FROM ${t.retention_marks} WHERE name = ANY(SELECT 'first_receipt:' || unnest($1::text[]))`,
+          [ids],
+        );
+      }
       if (kind.events) await deleteProcessing(client, t, ids, null);
       await client.query(`DELETE FROM ${t.schema}.${kind.parent} WHERE id = ANY($1::text[])`, [
         ids,
       ]);
+      if (audited) {
+        await recordDeletion(client, t, input, recorded, {
+          n: ids.length,
+          first: ids[0]!,
+          last: ids[ids.length - 1]!,
+        });
+      }
     }
     const done = ids.length < input.limit;
     return {
