@@ -4,6 +4,11 @@ import { receiptLeafHead } from "./receipt-leaf.ts";
 /**
  * What a new event's leaf commits to since version 2 kind 1: the event (as a version-1 leaf) and
  * its first receipt's own row: its id, where it came from and under which secret.
+ *
+ * @example
+ * ```ts
+ * const fields: FirstReceiptLeafFields = { ...leafFieldsOf(7, event), receiptId: "rcp_1", remoteAddress: null, secretIndex: 0 };
+ * ```
  */
 export interface FirstReceiptLeafFields extends LeafFields {
   /** The first receipt's id (`rcp_…`). */
@@ -14,7 +19,14 @@ export interface FirstReceiptLeafFields extends LeafFields {
   readonly secretIndex: number | null;
 }
 
-/** The leaf kind after the sequence number: a new event with its first receipt. */
+/**
+ * The leaf kind after the sequence number: a new event with its first receipt.
+ *
+ * @example
+ * ```ts
+ * encodeFirstReceiptLeaf(fields)[9]; // EVENT_LEAF_KIND
+ * ```
+ */
 export const EVENT_LEAF_KIND = 1;
 
 /**

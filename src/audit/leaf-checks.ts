@@ -51,7 +51,14 @@ export function checkRetention(record: AuditLeafRecord): string | null {
     : "the retention record as stored does not match its leaf";
 }
 
-/** What an event leaf commits to of its first receipt (version-2 leaves), where verify got it. */
+/**
+ * What an event leaf commits to of its first receipt (version-2 leaves), where verify got it.
+ *
+ * @example
+ * ```ts
+ * const first: FirstReceiptPart = { receiptId: "rcp_X", remoteAddress: null, secretIndex: 0, disagrees: false };
+ * ```
+ */
 export interface FirstReceiptPart {
   readonly receiptId: string;
   readonly remoteAddress: string | null;
@@ -71,7 +78,14 @@ function eventLeafHash(seq: number, event: StoredEventForLeaf, first: FirstRecei
   return firstReceiptLeafHashOf({ ...fields, receiptId, remoteAddress, secretIndex });
 }
 
-/** The identity rules of a configured source, or null when the config has no such source. */
+/**
+ * The identity rules of a configured source, or null when the config has no such source.
+ *
+ * @example
+ * ```ts
+ * const rules: IdentityRules = (source) => sources.get(source)?.identity ?? null;
+ * ```
+ */
 export type IdentityRules = (source: string) => IdentitySpec | null;
 
 const fieldList = (fields: readonly DerivedField[]) => fields.join(", ");

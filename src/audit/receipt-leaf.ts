@@ -61,7 +61,14 @@ export function encodeReceiptLeaf(fields: ReceiptLeafFields, offset = 0): Buffer
   return out;
 }
 
-/** What a version-2 leaf of kind 1 or 2 starts with: one arrival and its request. */
+/**
+ * What a version-2 leaf of kind 1 or 2 starts with: one arrival and its request.
+ *
+ * @example
+ * ```ts
+ * const head: ReceiptHeadFields = { seq, receiptId, source, dedupKey, receivedAt, remoteAddress, secretIndex };
+ * ```
+ */
 export type ReceiptHeadFields = Omit<ReceiptLeafFields, "size">;
 
 /**

@@ -1,12 +1,24 @@
 import { sha256, textLength, writeInt64, writeText } from "./leaf.ts";
 import { RECEIPT_LEAF_VERSION } from "./receipt-leaf.ts";
 
-/** What a retention record says was deleted: whole events, or accepted receipts. */
+/**
+ * What a retention record says was deleted: whole events, or accepted receipts.
+ *
+ * @example
+ * ```ts
+ * const kind: RetentionRecordKind = "receipts";
+ * ```
+ */
 export type RetentionRecordKind = "events" | "receipts";
 
 /**
  * What a retention leaf commits to: one retention step's deletion (a batch of rows, or a dropped
  * PostgreSQL day partition), appended in the transaction that deleted them.
+ *
+ * @example
+ * ```ts
+ * const fields: RetentionLeafFields = { seq: 120, kind: "events", firstId, lastId, removed: 500, cut };
+ * ```
  */
 export interface RetentionLeafFields {
   /** 0-based position in the log (the leaf index). */
@@ -21,9 +33,23 @@ export interface RetentionLeafFields {
   readonly cut: number;
 }
 
-/** The leaf kind after the sequence number: a retention record. */
+/**
+ * The leaf kind after the sequence number: a retention record.
+ *
+ * @example
+ * ```ts
+ * encodeRetentionLeaf(fields)[9]; // RETENTION_LEAF_KIND
+ * ```
+ */
 export const RETENTION_LEAF_KIND = 3;
-/** The byte after the kind naming what was deleted. */
+/**
+ * The byte after the kind naming what was deleted.
+ *
+ * @example
+ * ```ts
+ * RETENTION_RECORD_KINDS.receipts; // 2
+ * ```
+ */
 export const RETENTION_RECORD_KINDS = { events: 1, receipts: 2 } as const;
 
 /**

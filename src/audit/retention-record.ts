@@ -42,10 +42,24 @@ export function parseRetentionLeafId(id: string): Omit<RetentionLeafFields, "seq
   return { kind, firstId, lastId, removed: Number(removed), cut: Number(cut) };
 }
 
-/** Whether a leaf's id names a retention record. */
+/**
+ * Whether a leaf's id names a retention record.
+ *
+ * @example
+ * ```ts
+ * isRetentionLeafId("ret_01J…/events/evt_A/evt_B/2/1767225600000"); // true
+ * ```
+ */
 export const isRetentionLeafId = (id: string) => id.startsWith("ret_");
 
-/** One retention record as verify looks ids up in it: its leaf and its inclusive id range. */
+/**
+ * One retention record as verify looks ids up in it: its leaf and its inclusive id range.
+ *
+ * @example
+ * ```ts
+ * const range: RetentionRange = { seq: 120, firstId: "evt_A", lastId: "evt_B" };
+ * ```
+ */
 export interface RetentionRange {
   readonly seq: number;
   readonly firstId: string;

@@ -20,7 +20,14 @@ import {
 import type { AuditLeafRecord, AuditTree, StoredTreeHead } from "../audit-types.ts";
 import type { TransactionFinisher } from "./group-commit.ts";
 
-/** The audit log's appends inside one SQLite transaction (see {@link prepareAuditAppend}). */
+/**
+ * The audit log's appends inside one SQLite transaction (see {@link prepareAuditAppend}).
+ *
+ * @example
+ * ```ts
+ * const log: AuditAppender = prepareAuditAppend(db);
+ * ```
+ */
 export interface AuditAppender {
   /** Appends a new event's leaf (version 2 kind 1: the event and its first receipt). */
   append(
