@@ -71,6 +71,12 @@ describe.each(stores)("the first receipt is in its event's leaf ($name)", ({ ope
       "the first receipt as stored does not match its leaf",
     ],
     [
+      // Another id in the same day (PostgreSQL keeps receipts in day partitions of ids).
+      "id edited",
+      "UPDATE receipts SET id = substr(id, 1, 29) || CASE WHEN substr(id, 30, 1) = 'Z' THEN 'Y' ELSE 'Z' END WHERE id = ?",
+      "the event as stored does not match its leaf, or its first receipt row is missing",
+    ],
+    [
       "deleted",
       "DELETE FROM receipts WHERE id = ?",
       "the event as stored does not match its leaf, or its first receipt row is missing",
