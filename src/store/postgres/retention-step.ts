@@ -1,10 +1,14 @@
 import type pg from "pg";
-import { retentionLeafId } from "../../audit/retention-record.ts";
-import { ulid, ulidTimePrefix } from "../../ids.ts";
+import { ulidTimePrefix } from "../../ids.ts";
 import { UNFINISHED_DELIVERY_STATUSES } from "../purge-types.ts";
 import type { RetentionStepInput, RetentionStepResult } from "../retention-types.ts";
-import { retentionLeafParts } from "./audit.ts";
 import { withRetry, withTransaction } from "./connection.ts";
+import {
+  type Deleted,
+  dropFirstReceiptMarks,
+  keepFirstReceipts,
+  recordDeletion,
+} from "./retention-record.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
 interface Partition {
@@ -127,59 +131,6 @@ const kinds = {
   rejected: { parent: "receipts_rejected", prefix: "rcp_", events: false },
 } as const;
 
-/** What one deletion removed: how many rows and its first and last id. */
-interface Deleted {
-  readonly n: number;
-  readonly first: string | null;
-  readonly last: string | null;
-}
-
-/**
- * Before accepted receipts go (`from`: the rows, `where`: which), keeps the remote address and
- * secret index of each first receipt whose event stays, under the event's `first_receipt:` mark,
- * so verify can still recompute the event's leaf; before events go, drops their marks.
- */
-async function keepFirstReceipts(
-  client: pg.PoolClient,
-  t: SchemaNames,
-  from: string,
-  where: string,
-  values: unknown[],
-) {
-  await client.query(
-    `INSERT INTO ${t.retention_marks} (name, value)
-     SELECT 'first_receipt:' || r.event_id,
-            json_build_object('remoteAddress', r.remote_address, 'secretIndex', r.secret_index)::text
-     FROM ${from} r JOIN ${t.events} e ON e.id = r.event_id
-     WHERE ${where} AND NOT r.duplicate AND r.id = 'rcp_' || substr(e.id, 5)
-     ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
-    values,
-  );
-}
-
-/** Appends the retention leaf recording a deletion of events or accepted receipts. */
-async function recordDeletion(
-  client: pg.PoolClient,
-  t: SchemaNames,
-  input: RetentionStepInput,
-  kind: "events" | "receipts",
-  deleted: Deleted,
-) {
-  if (!input.audit || deleted.n === 0 || deleted.first === null || deleted.last === null) return;
-  const fields = {
-    kind,
-    firstId: deleted.first,
-    lastId: deleted.last,
-    removed: deleted.n,
-    cut: Math.floor(input.before),
-  };
-  const [prefix, rest] = retentionLeafParts(fields);
-  await client.query(
-    `SELECT ${t.hookinbox_audit_append_leaves}(ARRAY[$1::text], ARRAY[$2::bytea], ARRAY[$3::bytea])`,
-    [retentionLeafId(ulid(input.now), fields), prefix, rest],
-  );
-}
-
 /**
  * Events, receipts or rejected receipts: the oldest whole day below the cut is detached and
  * dropped (events: unless one of its events has unfinished work); otherwise one batch of rows
@@ -222,9 +173,10 @@ async function expireRows(
         if (audited && recorded === "receipts")
           await keepFirstReceipts(client, t, table, "true", []);
         if (audited && recorded === "events") {
-          await client.query(
-            `DELETE FROM ${t.retention_marks}
-             WHERE name COLLATE "C" >= 'first_receipt:' || $1 AND name COLLATE "C" < 'first_receipt:' || $2`,
+          await dropFirstReceiptMarks(
+            client,
+            t,
+            `name COLLATE "C" >= 'first_receipt:' || $1 AND name COLLATE "C" < 'first_receipt:' || $2`,
             [partition.from, partition.to],
           );
         }
@@ -255,8 +207,10 @@ async function expireRows(
         ]);
       }
       if (audited && recorded === "events") {
-        await client.query(
-          `DELETE FROM ${t.retention_marks} WHERE name = ANY(SELECT 'first_receipt:' || unnest($1::text[]))`,
+        await dropFirstReceiptMarks(
+          client,
+          t,
+          "name = ANY(SELECT 'first_receipt:' || unnest($1::text[]))",
           [ids],
         );
       }
