@@ -188,10 +188,14 @@ async function expiryAnchor(
  * by a seq cursor: never the whole table in memory), recomputes each leaf from its event as
  * stored now, compares it with the stored leaf hash, folds the recomputed leaves into a root and
  * compares that with the head's root at the head's size; then looks for events with no leaf.
- * A leaf whose event row is gone is folded in as stored (expired by `retention.events`) only
- * when it lies below the expiry anchor (see {@link ExpiryPolicy}): the largest head signed with
- * the trusted key at or before `now - retention.events`, whose root is checked too. Any other
- * missing event row is a defect. Stops at the first defect and names it.
+ * A leaf whose event (or receipt, or first receipt) row is gone is folded in as stored only when
+ * both a retention leaf in the log records the deletion of an id range holding that row's id and
+ * the leaf lies below the expiry anchor (see {@link ExpiryPolicy}): the largest head signed with
+ * the trusted key at or before `now - retention.events` (`retention.receipts` for receipts),
+ * whose root is checked too. Any other missing row is a defect. A retention leaf is recomputed
+ * from the record its id holds (src/audit/retention-record.ts), a version-2 event leaf from the
+ * event and its first receipt (or what retention kept of it). Stops at the first defect and
+ * names it.
  *
  * @example
  * ```ts
