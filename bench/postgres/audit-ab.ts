@@ -159,7 +159,7 @@ async function one(round: number, audit: boolean) {
       const inc = inclusive(file, [
         "auditLeafValues",
         "leafFieldsOf",
-        "encodeLeaf",
+        "encodeFirstReceiptLeaf",
         "byteaArrayParam",
         "acceptBatchPostgres",
         "prepareValue",

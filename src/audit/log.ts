@@ -2,7 +2,13 @@ import type { KeyObject } from "node:crypto";
 import type { IdentitySpec } from "../providers/types.ts";
 import type { AuditLeafRecord, AuditStore } from "../store/audit-types.ts";
 import { appendToRange, type CompactRange, EMPTY_RANGE, rangeRoot } from "./compact-range.ts";
-import { leafFieldsOf, leafHashOf } from "./leaf.ts";
+import {
+  checkEvent,
+  checkReceipt,
+  checkRetention,
+  type FirstReceiptPart,
+  type IdentityRules,
+} from "./leaf-checks.ts";
 import {
   consistencyRanges,
   hashRanges,
@@ -10,8 +16,8 @@ import {
   type LeafRange,
   subtreesFor,
 } from "./merkle.ts";
-import { receiptLeafHashOf } from "./receipt-leaf.ts";
-import { type DerivedField, rederiveIdentity } from "./rederive.ts";
+import type { RetentionRecordKind } from "./retention-leaf.ts";
+import { firstReceiptIdOf, isRetentionLeafId, retentionIndex } from "./retention-record.ts";
 import { verifyTreeHead } from "./tree-head.ts";
 
 /** A tree size and its root: a head before (or without) its signature. */
@@ -115,6 +121,11 @@ export interface LogCoverage {
   readonly notConfigured: ReadonlyMap<string, number>;
   /** Leaves whose event's payload retention purged: covered by the digests they commit to. */
   readonly digestOnly: readonly LeafRange[];
+  /**
+   * Leaves whose row (event, receipt, or an event's first receipt) retention deleted, and the
+   * retention leaves that record those deletions.
+   */
+  readonly retention: { readonly leaves: readonly LeafRange[]; readonly recordedIn: number[] };
 }
 
 /** Adds `seq` to ascending ranges (end exclusive), extending the last one when adjacent. */
@@ -138,78 +149,7 @@ export interface LogVerification {
 const isReceiptLeaf = (record: AuditLeafRecord) =>
   record.eventId.startsWith("rcp_") && !record.event;
 
-/**
- * Rechecks a duplicate's receipt leaf against the receipt as stored: null when it holds (or its
- * row is gone and `expirable`: below a signed head old enough for retention to have removed it).
- */
-function checkReceipt(record: AuditLeafRecord, expirable: boolean): string | null {
-  const { receipt } = record;
-  if (!receipt) return expirable ? null : "the leaf's receipt row is missing";
-  if (!receipt.duplicate) return "the receipt as stored is not a duplicate's, as its leaf is";
-  const recomputed = receiptLeafHashOf({
-    seq: record.seq,
-    receiptId: receipt.id,
-    source: receipt.source,
-    dedupKey: receipt.dedupKey ?? "",
-    receivedAt: receipt.receivedAt,
-    remoteAddress: receipt.remoteAddress,
-    secretIndex: receipt.secretIndex,
-    size: receipt.size,
-  });
-  return recomputed.equals(record.hash) ? null : "the receipt as stored does not match its leaf";
-}
-
-/** The identity rules of a configured source, or null when the config has no such source. */
-export type IdentityRules = (source: string) => IdentitySpec | null;
-
-const fieldList = (fields: readonly DerivedField[]) => fields.join(", ");
-
-/**
- * Rechecks one stored event against its leaf and, with `rules`, its derived columns against its
- * stored payload: null when both hold, else the defect's reason. A leaf that does not match the
- * event as stored but matches it with the columns read again from the payload names the edited
- * columns, not the leaf.
- */
-function checkEvent(
-  record: AuditLeafRecord & { event: NonNullable<AuditLeafRecord["event"]> },
-  rules: IdentitySpec | null,
-): { reason: string | null; recomputed: Buffer | null } {
-  const { event, seq } = record;
-  let recomputed: Buffer;
-  try {
-    recomputed = leafHashOf(leafFieldsOf(seq, event));
-  } catch {
-    return { reason: "the purged event's stored digests are malformed", recomputed: null };
-  }
-  const payloadKept = event.body.length > 0 || event.headers.length > 0 || !event.purged;
-  const again =
-    rules && payloadKept ? rederiveIdentity(rules, event.headers, event.body, event) : null;
-  if (!recomputed.equals(record.hash)) {
-    if (again?.ok && again.differing.length > 0) {
-      const fixed = leafHashOf(leafFieldsOf(seq, { ...event, ...again.identity }));
-      if (fixed.equals(record.hash)) {
-        return {
-          reason: `the stored ${fieldList(again.differing)} does not match its leaf and what the source's identity rules read from the stored payload`,
-          recomputed,
-        };
-      }
-    }
-    return { reason: "the event as stored does not match its leaf", recomputed };
-  }
-  if (again && !again.ok) {
-    return {
-      reason: `the source's identity rules cannot read the stored payload (${again.code})`,
-      recomputed,
-    };
-  }
-  if (again && again.differing.length > 0) {
-    return {
-      reason: `the stored ${fieldList(again.differing)} is not what the source's identity rules read from the stored payload`,
-      recomputed,
-    };
-  }
-  return { reason: null, recomputed };
-}
+export type { IdentityRules };
 
 /** How `verifyLog` tells an event removed by `retention.events` from a deleted one. */
 export interface ExpiryPolicy {
@@ -248,10 +188,14 @@ async function expiryAnchor(
  * by a seq cursor: never the whole table in memory), recomputes each leaf from its event as
  * stored now, compares it with the stored leaf hash, folds the recomputed leaves into a root and
  * compares that with the head's root at the head's size; then looks for events with no leaf.
- * A leaf whose event row is gone is folded in as stored (expired by `retention.events`) only
- * when it lies below the expiry anchor (see {@link ExpiryPolicy}): the largest head signed with
- * the trusted key at or before `now - retention.events`, whose root is checked too. Any other
- * missing event row is a defect. Stops at the first defect and names it.
+ * A leaf whose event (or receipt, or first receipt) row is gone is folded in as stored only when
+ * both a retention leaf in the log records the deletion of an id range holding that row's id and
+ * the leaf lies below the expiry anchor (see {@link ExpiryPolicy}): the largest head signed with
+ * the trusted key at or before `now - retention.events` (`retention.receipts` for receipts),
+ * whose root is checked too. Any other missing row is a defect. A retention leaf is recomputed
+ * from the record its id holds (src/audit/retention-record.ts), a version-2 event leaf from the
+ * event and its first receipt (or what retention kept of it). Stops at the first defect and
+ * names it.
  *
  * @example
  * ```ts
@@ -260,7 +204,10 @@ async function expiryAnchor(
  * ```
  */
 export async function verifyLog(
-  store: Pick<AuditStore, "auditLeafPage" | "auditUnloggedEvents" | "treeHeadsSignedBy">,
+  store: Pick<
+    AuditStore,
+    "auditLeafPage" | "auditUnloggedEvents" | "treeHeadsSignedBy" | "auditRetentionLeaves"
+  >,
   head: TreeState,
   options: {
     pageSize?: number;
@@ -273,7 +220,13 @@ export async function verifyLog(
   const pageSize = options.pageSize ?? 1000;
   const notConfigured = new Map<string, number>();
   const digestOnly: LeafRange[] = [];
-  const coverage = (): LogCoverage => ({ notConfigured, digestOnly });
+  const retained: LeafRange[] = [];
+  const recordedIn = new Set<number>();
+  const coverage = (): LogCoverage => ({
+    notConfigured,
+    digestOnly,
+    retention: { leaves: retained, recordedIn: [...recordedIn].sort((a, b) => a - b) },
+  });
   const anchor = await expiryAnchor(store, options.expiry);
   const expirableBelow = anchor?.size ?? 0;
   // A receipt leaf's row goes with its event (retention.events) or alone (retention.receipts).
@@ -308,41 +261,85 @@ export async function verifyLog(
   };
   const atStart = checkRoot();
   if (atStart) return atStart;
+  const records = retentionIndex(await store.auditRetentionLeaves());
+  /** Whether a retention leaf covers a missing row of `kind` whose leaf lies below `below`. */
+  const excused = (seq: number, kind: RetentionRecordKind, id: string, below: number) => {
+    const by = seq < below ? records.coveringLeaf(kind, id) : null;
+    if (by === null) return false;
+    recordedIn.add(by);
+    addSeq(retained, seq);
+    return true;
+  };
+  /** What to fold for a leaf (its recomputed or, for a row retention deleted, stored hash). */
+  const foldOf = (record: AuditLeafRecord): { reason: string } | { hash: Buffer } => {
+    const { seq, eventId, hash } = record;
+    const stored = (ok: boolean, reason: string) => (ok ? { hash } : { reason });
+    if (isRetentionLeafId(eventId)) {
+      const reason = checkRetention(record);
+      return reason ? { reason } : { hash };
+    }
+    if (isReceiptLeaf(record)) {
+      const { receipt } = record;
+      if (!receipt) {
+        const ok = excused(seq, "receipts", eventId, receiptExpirableBelow);
+        return stored(ok, "the leaf's receipt row is missing");
+      }
+      if (receipt.dedupKey === null) {
+        const ok = !!receipt.eventId && excused(seq, "events", receipt.eventId, expirableBelow);
+        return stored(ok, "the receipt's event row is missing");
+      }
+      const reason = checkReceipt({ ...record, receipt });
+      return reason ? { reason } : { hash };
+    }
+    if (!record.event) {
+      return stored(
+        excused(seq, "events", eventId, expirableBelow),
+        "the leaf's event row is missing",
+      );
+    }
+    const event = record.event;
+    let first: FirstReceiptPart | null = null;
+    const row = record.firstReceipt;
+    if (row) {
+      const disagrees =
+        row.duplicate || (event.secretIndex !== undefined && row.secretIndex !== event.secretIndex);
+      first = {
+        receiptId: row.id,
+        remoteAddress: row.remoteAddress,
+        secretIndex: row.secretIndex,
+        disagrees,
+        source: row.source,
+        receivedAt: row.receivedAt,
+      };
+    } else if (record.firstReceiptKept) {
+      const receiptId = firstReceiptIdOf(eventId);
+      if (!excused(seq, "receipts", receiptId, receiptExpirableBelow)) {
+        return { reason: "the leaf's first receipt row is missing" };
+      }
+      first = { receiptId, ...record.firstReceiptKept, disagrees: false };
+    }
+    let rules: IdentitySpec | null = null;
+    if (options.identities) {
+      rules = options.identities(event.source);
+      if (!rules) notConfigured.set(event.source, (notConfigured.get(event.source) ?? 0) + 1);
+    }
+    const { reason, recomputed } = checkEvent({ ...record, event }, rules, first);
+    if (reason !== null || recomputed === null) {
+      return { reason: reason ?? "the event does not match its leaf" };
+    }
+    if (event.purged && event.body.length === 0 && event.headers.length === 0)
+      addSeq(digestOnly, seq);
+    return { hash: recomputed };
+  };
   for (;;) {
     const page = await store.auditLeafPage(range.size - 1, pageSize);
     for (const record of page) {
       if (record.seq !== range.size) {
         return fail(range.size, null, `leaf ${range.size} is missing (next is ${record.seq})`);
       }
-      if (isReceiptLeaf(record)) {
-        const reason = checkReceipt(record, record.seq < receiptExpirableBelow);
-        if (reason) return fail(record.seq, record.eventId, reason);
-        range = appendToRange(range, record.hash).range;
-        const mismatch = checkRoot();
-        if (mismatch) return mismatch;
-        continue;
-      }
-      if (!record.event && record.seq < expirableBelow) {
-        // Expired by retention.events: its content is gone, its hash is still bound to the roots.
-        range = appendToRange(range, record.hash).range;
-        const mismatch = checkRoot();
-        if (mismatch) return mismatch;
-        continue;
-      }
-      if (!record.event) return fail(record.seq, record.eventId, "the leaf's event row is missing");
-      const event = record.event;
-      let rules: IdentitySpec | null = null;
-      if (options.identities) {
-        rules = options.identities(event.source);
-        if (!rules) notConfigured.set(event.source, (notConfigured.get(event.source) ?? 0) + 1);
-      }
-      const { reason, recomputed } = checkEvent({ ...record, event }, rules);
-      if (reason !== null || recomputed === null) {
-        return fail(record.seq, record.eventId, reason ?? "the event does not match its leaf");
-      }
-      if (event.purged && event.body.length === 0 && event.headers.length === 0)
-        addSeq(digestOnly, record.seq);
-      range = appendToRange(range, recomputed).range;
+      const fold = foldOf(record);
+      if ("reason" in fold) return fail(record.seq, record.eventId, fold.reason);
+      range = appendToRange(range, fold.hash).range;
       const mismatch = checkRoot();
       if (mismatch) return mismatch;
     }

@@ -25,8 +25,16 @@ export const RECEIPT_LEAF_VERSION = 2;
 /** The leaf kind after the sequence number: a duplicate's receipt. */
 export const RECEIPT_LEAF_KIND = 2;
 
-/** 1 byte: 0 absent, 1 present, then the text. */
-const optionalTextLength = (value: string | null) => 1 + (value === null ? 0 : textLength(value));
+/**
+ * The bytes an optional text takes: 1 byte (0 absent, 1 present), then the text.
+ *
+ * @example
+ * ```ts
+ * optionalTextLength(null); // 1
+ * ```
+ */
+export const optionalTextLength = (value: string | null) =>
+  1 + (value === null ? 0 : textLength(value));
 
 /**
  * The receipt leaf's bytes, written from `offset` on:
@@ -48,12 +56,43 @@ const optionalTextLength = (value: string | null) => 1 + (value === null ? 0 : t
  * ```
  */
 export function encodeReceiptLeaf(fields: ReceiptLeafFields, offset = 0): Buffer {
+  const { out, at } = receiptLeafHead(fields, RECEIPT_LEAF_KIND, offset, 8);
+  writeInt64(out, at, fields.size);
+  return out;
+}
+
+/**
+ * What a version-2 leaf of kind 1 or 2 starts with: one arrival and its request.
+ *
+ * @example
+ * ```ts
+ * const head: ReceiptHeadFields = { seq, receiptId, source, dedupKey, receivedAt, remoteAddress, secretIndex };
+ * ```
+ */
+export type ReceiptHeadFields = Omit<ReceiptLeafFields, "size">;
+
+/**
+ * Allocates a version-2 leaf of kind 1 (an event and its first receipt) or 2 (a duplicate's
+ * receipt) with `tail` more bytes, and writes everything before the tail: version, seq, kind,
+ * receipt id, source, dedup key, receive time, remote address and secret index. Returns the
+ * buffer and where the tail goes.
+ *
+ * @example
+ * ```ts
+ * const { out, at } = receiptLeafHead(fields, 2, 0, 8);
+ * writeInt64(out, at, fields.size);
+ * ```
+ */
+export function receiptLeafHead(
+  fields: ReceiptHeadFields,
+  kind: number,
+  offset: number,
+  tail: number,
+): { out: Buffer; at: number } {
   if (fields.seq < 0) throw new RangeError(`negative leaf index: ${fields.seq}`);
   const out = Buffer.alloc(
     offset +
-      1 +
-      8 +
-      1 +
+      10 +
       textLength(fields.receiptId) +
       textLength(fields.source) +
       textLength(fields.dedupKey) +
@@ -61,11 +100,11 @@ export function encodeReceiptLeaf(fields: ReceiptLeafFields, offset = 0): Buffer
       optionalTextLength(fields.remoteAddress) +
       1 +
       (fields.secretIndex === null ? 0 : 8) +
-      8,
+      tail,
   );
   out[offset] = RECEIPT_LEAF_VERSION;
   let at = writeInt64(out, offset + 1, fields.seq);
-  out[at++] = RECEIPT_LEAF_KIND;
+  out[at++] = kind;
   at = writeText(out, at, fields.receiptId);
   at = writeText(out, at, fields.source);
   at = writeText(out, at, fields.dedupKey);
@@ -74,8 +113,7 @@ export function encodeReceiptLeaf(fields: ReceiptLeafFields, offset = 0): Buffer
   if (fields.remoteAddress !== null) at = writeText(out, at, fields.remoteAddress);
   out[at++] = fields.secretIndex === null ? 0 : 1;
   if (fields.secretIndex !== null) at = writeInt64(out, at, fields.secretIndex);
-  writeInt64(out, at, fields.size);
-  return out;
+  return { out, at };
 }
 
 /**

@@ -81,6 +81,12 @@ function coverageLines(coverage: LogCoverage): string[] {
       `cannot re-derive: source ${source} not configured (${count} events: their leaves are checked, their type, ordering key, occurred-at, version and dedup key are not)`,
     );
   }
+  const { retention } = coverage;
+  if (retention.leaves.length > 0) {
+    lines.push(
+      `deleted by retention (recorded in leaves ${retention.recordedIn.join(", ")}): leaves ${rangeList(retention.leaves)}`,
+    );
+  }
   if (coverage.digestOnly.length > 0) {
     lines.push(
       `covered only by their digests (payload purged by retention, not re-derived): leaves ${rangeList(coverage.digestOnly)}`,

@@ -24,6 +24,8 @@ export interface AuditLeafRecord {
     readonly orderingKey: string | null;
     readonly occurredAt: number | null;
     readonly version: number | null;
+    /** The secret index stored with the event (its first receipt's, copied at accept). */
+    readonly secretIndex?: number | null;
   } | null;
   /**
    * For a receipt leaf (a duplicate's arrival: `eventId` holds the receipt's id), the receipt as
@@ -39,6 +41,25 @@ export interface AuditLeafRecord {
     readonly secretIndex: number | null;
     readonly size: number;
     readonly duplicate: boolean;
+    /** The event the receipt belongs to. */
+    readonly eventId?: string | null;
+  } | null;
+  /**
+   * For an event leaf, its first receipt as stored now, found by the id it shares with its event
+   * (`rcp_` + the event's ULID, since version-2 event leaves); null when there is none.
+   */
+  readonly firstReceipt?: {
+    readonly id: string;
+    readonly source: string;
+    readonly receivedAt: number;
+    readonly remoteAddress: string | null;
+    readonly secretIndex: number | null;
+    readonly duplicate: boolean;
+  } | null;
+  /** What retention kept of the first receipt when it deleted it while the event stayed. */
+  readonly firstReceiptKept?: {
+    readonly remoteAddress: string | null;
+    readonly secretIndex: number | null;
   } | null;
 }
 
@@ -65,6 +86,8 @@ export interface AuditStore {
   auditLeafOf(eventId: string): Promise<{ seq: number; hash: Buffer } | null>;
   /** Leaves with seq > afterSeq in seq order, at most `limit`, each with its event as stored. */
   auditLeafPage(afterSeq: number, limit: number): Promise<AuditLeafRecord[]>;
+  /** Every retention leaf (its seq and its id, which holds the record: see retention-record.ts). */
+  auditRetentionLeaves(): Promise<Array<{ seq: number; eventId: string }>>;
   /** Ids (> afterId, ascending, at most `limit`) of events that have no leaf. */
   auditUnloggedEvents(afterId: string, limit: number): Promise<string[]>;
   saveTreeHead(head: StoredTreeHead): Promise<void>;

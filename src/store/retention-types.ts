@@ -14,6 +14,11 @@ export interface RetentionStepInput {
   readonly now: number;
   /** Count what would be removed, change nothing. */
   readonly dryRun: boolean;
+  /**
+   * Record each deletion of events or accepted receipts as a retention leaf of the audit log, in
+   * the deleting transaction (set by the store when its audit log is on).
+   */
+  readonly audit?: boolean;
 }
 
 /** What one step removed (or would) and where the next starts (null: this kind is done). */
@@ -28,7 +33,9 @@ export interface RetentionStore {
    * One short step of retention: SQLite deletes one batch in one write transaction; PostgreSQL
    * detaches and drops one expired partition (events, receipts, rejected) or deletes one batch
    * (dedup keys; events of a partition that still holds unfinished deliveries). Events with an
-   * unfinished or dead delivery are never removed; their audit leaves always stay.
+   * unfinished or dead delivery are never removed; their audit leaves always stay, and with
+   * `input.audit` each deletion of events or accepted receipts appends a retention leaf in its
+   * own transaction (src/audit/retention-leaf.ts).
    */
   retentionStep(input: RetentionStepInput): Promise<RetentionStepResult>;
   /** PostgreSQL: creates the time partitions of the coming days; SQLite: nothing. */

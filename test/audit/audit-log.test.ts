@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { encodeLeaf, leafFieldsOf } from "../../src/audit/leaf.ts";
+import { firstReceiptLeafHashOf } from "../../src/audit/first-receipt-leaf.ts";
+import { leafFieldsOf } from "../../src/audit/leaf.ts";
 import {
   currentTree,
   proveConsistency,
@@ -7,7 +8,8 @@ import {
   rootAt,
   verifyLog,
 } from "../../src/audit/log.ts";
-import { leafHash, treeRoot, verifyConsistency, verifyInclusion } from "../../src/audit/merkle.ts";
+import { treeRoot, verifyConsistency, verifyInclusion } from "../../src/audit/merkle.ts";
+import { firstReceiptIdOf } from "../../src/audit/retention-record.ts";
 import { storeFactories } from "../helpers/stores.ts";
 import { acceptInput } from "../store/conformance.ts";
 import { openedStore } from "./opened-store.ts";
@@ -35,8 +37,14 @@ describe.each(storeFactories())("audit log ($name)", ({ open }) => {
     // 21 leaves close 10 + 5 + 2 + 1 perfect subtrees of 2, 4, 8 and 16 leaves.
     expect(await db.count("SELECT count(*) AS n FROM audit_nodes")).toBe(18);
 
+    // Each new event's leaf is version 2 kind 1: the event and its first receipt's own row.
     const expected = inputs.map((input, seq) =>
-      leafHash(encodeLeaf(leafFieldsOf(seq, { ...input, dedupKey: input.identity.dedupKey }))),
+      firstReceiptLeafHashOf({
+        ...leafFieldsOf(seq, { ...input, dedupKey: input.identity.dedupKey }),
+        receiptId: firstReceiptIdOf(ids[seq]!),
+        remoteAddress: input.remoteAddress,
+        secretIndex: input.secretIndex,
+      }),
     );
     const tree = await currentTree(store);
     expect(tree.size).toBe(21);
@@ -84,7 +92,7 @@ describe.each(storeFactories())("audit log ($name)", ({ open }) => {
     expect((await verifyLog(store, head)).defect).toEqual({
       seq: 2,
       eventId: ids[2],
-      reason: "the event as stored does not match its leaf",
+      reason: "the event or its first receipt as stored does not match its leaf",
     });
     await db.exec(`DELETE FROM audit_leaves WHERE seq = 2`);
     expect((await verifyLog(store, head)).defect?.reason).toBe("leaf 2 is missing (next is 3)");

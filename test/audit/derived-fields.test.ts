@@ -64,7 +64,11 @@ describe.each(stores)("verify re-derives the derived columns ($name)", ({ open }
       ok: true,
       leaves: 6,
       defect: null,
-      coverage: { notConfigured: new Map(), digestOnly: [] },
+      coverage: {
+        notConfigured: new Map(),
+        digestOnly: [],
+        retention: { leaves: [], recordedIn: [] },
+      },
     });
   });
 
@@ -90,7 +94,11 @@ describe.each(stores)("verify re-derives the derived columns ($name)", ({ open }
       ok: true,
       leaves: 6,
       defect: null,
-      coverage: { notConfigured: new Map([["stripe", 6]]), digestOnly: [] },
+      coverage: {
+        notConfigured: new Map([["stripe", 6]]),
+        digestOnly: [],
+        retention: { leaves: [], recordedIn: [] },
+      },
     });
   });
 });

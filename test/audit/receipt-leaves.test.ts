@@ -76,7 +76,11 @@ describe.each(stores)("duplicates' receipts are in the log ($name)", ({ open }) 
       ok: false,
       leaves: 4,
       defect: { seq: 4, eventId: receipts[1], reason },
-      coverage: { notConfigured: new Map(), digestOnly: [] },
+      coverage: {
+        notConfigured: new Map(),
+        digestOnly: [],
+        retention: { leaves: [], recordedIn: [] },
+      },
     });
   });
 });

@@ -108,10 +108,21 @@ describe.each(storeFactories())("event retention ($name)", ({ open }) => {
       expect(await db.count("SELECT count(*) AS n FROM event_dedup")).toBe(2);
     }
 
-    // Every leaf stays: the log verifies and every event, expired or not, is proved.
-    expect(await verifyLog(store, head, { expiry })).toEqual({
+    // Every leaf stays: the log verifies and every event, expired or not, is proved. Each batch
+    // (SQLite: 3 of receipts, 2 of events) or day (PostgreSQL: 3 days of receipts, a day of
+    // events and a batch of the pinned day) appended its retention leaf: 8 + 5 leaves.
+    const verified = await verifyLog(store, head, { expiry });
+    // Leaves 0, 2-4 lost their events, 7 its receipt, 1 (b, pinned) its first receipt.
+    expect(verified.coverage.retention).toEqual({
+      leaves: [
+        { start: 0, end: 5 },
+        { start: 7, end: 8 },
+      ],
+      recordedIn: [8, 10, 11, 12],
+    });
+    expect(verified).toEqual({
       ok: true,
-      leaves: 8,
+      leaves: 13,
       defect: null,
       coverage: expect.any(Object),
     });
@@ -142,7 +153,7 @@ describe.each(storeFactories())("event retention ($name)", ({ open }) => {
     expect((await verifyLog(store, head, { expiry })).defect).toEqual({
       seq: 3,
       eventId: ids[3],
-      reason: "the event as stored does not match its leaf",
+      reason: "the event as stored does not match its leaf, or its first receipt row is missing",
     });
   });
 });

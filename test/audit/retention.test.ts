@@ -59,7 +59,7 @@ describe.each(storeFactories())("payload retention ($name)", ({ open }) => {
     expect((await verifyLog(store, head)).defect).toEqual({
       seq: 4,
       eventId: ids[4],
-      reason: "the event as stored does not match its leaf",
+      reason: "the event or its first receipt as stored does not match its leaf",
     });
     const empty = db.kind === "sqlite" ? "X''" : "'\\x'::bytea";
     const fake = `${db.kind === "sqlite" ? "X'" : "'\\x"}${sha256(Buffer.from("{}")).toString("hex")}'`;

@@ -2,10 +2,12 @@ import { generateKeyPairSync } from "node:crypto";
 import Database from "better-sqlite3";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeLeaf, leafFieldsOf } from "../../src/audit/leaf.ts";
+import { firstReceiptLeafHashOf } from "../../src/audit/first-receipt-leaf.ts";
+import { leafFieldsOf } from "../../src/audit/leaf.ts";
 import { type LogVerification, rootAt, verifyLog } from "../../src/audit/log.ts";
-import { leafHash } from "../../src/audit/merkle.ts";
 import { runRetention } from "../../src/audit/retention.ts";
+import { retentionLeafHashOf } from "../../src/audit/retention-leaf.ts";
+import { firstReceiptIdOf, retentionLeafId } from "../../src/audit/retention-record.ts";
 import { signTreeHead } from "../../src/audit/tree-head.ts";
 import { ulidTimePrefix } from "../../src/ids.ts";
 import type { AuditStore } from "../../src/store/audit-types.ts";
@@ -41,7 +43,10 @@ interface Tamperer {
   run(sql: string, params?: unknown[]): Promise<void>;
   all<Row>(sql: string, params?: unknown[]): Promise<Row[]>;
   /** The audit reads verify uses, through the same connection. */
-  readonly audit: Pick<AuditStore, "auditLeafPage" | "auditUnloggedEvents" | "treeHeadsSignedBy">;
+  readonly audit: Pick<
+    AuditStore,
+    "auditLeafPage" | "auditUnloggedEvents" | "treeHeadsSignedBy" | "auditRetentionLeaves"
+  >;
   close(): Promise<void>;
 }
 
@@ -56,6 +61,7 @@ function sqliteTamperer(url: string): Tamperer {
     audit: {
       auditLeafPage: async (afterSeq, limit) => reads.leafPage(afterSeq, limit),
       auditUnloggedEvents: async (afterId, limit) => reads.unlogged(afterId, limit),
+      auditRetentionLeaves: async () => reads.retentionLeaves(),
       treeHeadsSignedBy: async (at, limit) => reads.signedBy(at, limit),
     },
     close: async () => void db.close(),
@@ -143,17 +149,18 @@ function tamperingsOf(db: Tamperer): Array<(rng: Rng) => Promise<string>> {
     );
   /** The leaf an attacker who knows the encoding would write for a changed event. */
   const forgedLeaf = (row: EventRow): Buffer =>
-    leafHash(
-      encodeLeaf(
-        leafFieldsOf(row.seq, {
-          source: row.source,
-          dedupKey: row.dedup_key,
-          receivedAt: row.received_at,
-          body: row.body,
-          headers: row.headers,
-        }),
-      ),
-    );
+    firstReceiptLeafHashOf({
+      ...leafFieldsOf(row.seq, {
+        source: row.source,
+        dedupKey: row.dedup_key,
+        receivedAt: row.received_at,
+        body: row.body,
+        headers: row.headers,
+      }),
+      receiptId: firstReceiptIdOf(row.id),
+      remoteAddress: "203.0.113.9",
+      secretIndex: 0,
+    });
   return [
     async (rng) => {
       const row = await living(rng);
@@ -265,6 +272,42 @@ function tamperingsOf(db: Tamperer): Array<(rng: Rng) => Promise<string>> {
       return "rename a recent leaf's event to an old id and delete it";
     },
     async (rng) => {
+      // The first receipt's own row is in its event's leaf.
+      const row = await living(rng);
+      await db.run("UPDATE receipts SET remote_address = ? WHERE id = ?", [
+        `192.0.2.${rng.int(256)}`,
+        firstReceiptIdOf(row.id),
+      ]);
+      return "edit a first receipt's remote address";
+    },
+    async (rng) => {
+      await db.run("DELETE FROM receipts WHERE id = ?", [firstReceiptIdOf((await living(rng)).id)]);
+      return "delete a first receipt";
+    },
+    async (rng) => {
+      // A retention record appended by hand, with its leaf hashed right, covering a recent event:
+      // only a signed head old enough excuses a missing row.
+      const row = await living(rng);
+      const [last] = await db.all<{ seq: number | string }>(
+        "SELECT max(seq) AS seq FROM audit_leaves",
+      );
+      const fields = {
+        kind: "events" as const,
+        firstId: row.id,
+        lastId: row.id,
+        removed: 1,
+        cut: now,
+      };
+      const seq = Number(last!.seq) + 1;
+      await db.run("INSERT INTO audit_leaves (seq, event_id, hash) VALUES (?, ?, ?)", [
+        seq,
+        retentionLeafId(`FORGED${rng.int(1_000_000)}`, fields),
+        retentionLeafHashOf({ seq, ...fields }),
+      ]);
+      await deleteEvent(row.id);
+      return "forge a retention record and delete a recent event";
+    },
+    async (rng) => {
       // A head claiming every leaf is old, without the key's signature, does not count.
       await db.run(
         `INSERT INTO audit_heads (size, root, signed_at, public_key, signature)
@@ -323,11 +366,14 @@ describe.each(stores)("tampering ($name)", ({ open, kind }) => {
   // room beyond the 60 s default.
   it(`detects each of ${TAMPERINGS} random tamperings against a head of ${HEAD_SIZE} leaves`, async () => {
     const expiry = { trustedKey: publicKey, eventsMs, now };
+    // Retention recorded its deletion in one leaf (on SQLite one more for the receipts that go
+    // with the events).
+    const recorded = kind === "sqlite" ? 2 : 1;
     const check = (): Promise<LogVerification> =>
       verifyLog(db.audit, head, { pageSize: 7, expiry });
     expect(await check()).toEqual({
       ok: true,
-      leaves: EVENTS,
+      leaves: EVENTS + recorded,
       defect: null,
       coverage: expect.any(Object),
     });
@@ -359,7 +405,9 @@ describe.each(stores)("tampering ($name)", ({ open, kind }) => {
     expect([...reasons].sort()).toEqual([
       "leaf N is missing (next is N)",
       "the event as stored does not match its leaf",
+      "the event as stored does not match its leaf, or its first receipt row is missing",
       "the event has no leaf",
+      "the event or its first receipt as stored does not match its leaf",
       "the first N leaves do not hash to the root of the signed head retention is checked against",
       "the first N leaves do not hash to the trusted head's root",
       "the leaf's event row is missing",
@@ -368,7 +416,7 @@ describe.each(stores)("tampering ($name)", ({ open, kind }) => {
     // Every change was rolled back: the log verifies again.
     expect(await check()).toEqual({
       ok: true,
-      leaves: EVENTS,
+      leaves: EVENTS + recorded,
       defect: null,
       coverage: expect.any(Object),
     });

@@ -121,10 +121,12 @@ const prepare = (input: AcceptInput): Prepared => {
   const body = Buffer.isBuffer(input.body)
     ? input.body
     : Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength);
+  // One ULID for both: a first receipt's id is its event's with `rcp_` (src/audit/retention-record.ts).
+  const id = ulid(receivedAt);
   return {
     input,
-    eventId: `evt_${ulid(receivedAt)}`,
-    receiptId: `rcp_${ulid(receivedAt)}`,
+    eventId: `evt_${id}`,
+    receiptId: `rcp_${id}`,
     receivedAt,
     body,
     deliveryIds: (input.targets ?? []).map(() => `dlv_${ulid(receivedAt)}`),
@@ -186,6 +188,9 @@ const auditValues = (batch: readonly Prepared[]): unknown[] => {
       receivedAt: p.receivedAt,
       body: p.body,
       headers: p.input.headers,
+      receiptId: p.receiptId,
+      remoteAddress: p.input.remoteAddress,
+      secretIndex: p.input.secretIndex,
     })),
   );
   const receipts = batch.map(receiptLeafValues);

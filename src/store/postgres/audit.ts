@@ -1,16 +1,13 @@
 import type pg from "pg";
-import {
-  encodeLeaf,
-  LEAF_VERSION,
-  leafFieldsOf,
-  type StoredEventForLeaf,
-} from "../../audit/leaf.ts";
+import { encodeFirstReceiptLeaf } from "../../audit/first-receipt-leaf.ts";
+import { leafFieldsOf, type StoredEventForLeaf } from "../../audit/leaf.ts";
 import { LEAF_PREFIX, type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
 import {
   encodeReceiptLeaf,
   RECEIPT_LEAF_VERSION,
   type ReceiptLeafFields,
 } from "../../audit/receipt-leaf.ts";
+import { encodeRetentionLeaf, type RetentionLeafFields } from "../../audit/retention-leaf.ts";
 import {
   type LeafJoinRow,
   leafRecordOf,
@@ -25,25 +22,57 @@ import type { SchemaNames } from "./schema-names.ts";
 const seqEnd = 9;
 
 /**
- * What hookinbox_audit_append (migration 011) takes for the given events, as two parameters of
- * the accept statement that calls it (postgres/accept.ts): per event, its leaf's encoding after
- * the sequence number (`rests`, in the events' order), and once the bytes before it (`prefix`:
- * the RFC 6962 leaf prefix 0x00 and the encoding's version byte). The function numbers, hashes
- * and links the leaves under the tree row's lock; the digests of bodies and headers are made
- * here, in the gateway, before that lock is taken.
+ * What hookinbox_audit_append_leaves (migration 012) takes for the given new events, as two
+ * parameters of the accept statement that calls it (postgres/accept.ts): per event, its leaf's
+ * encoding (version 2 kind 1: the event and its first receipt) after the sequence number (`rests`,
+ * in the events' order), and once the bytes before it (`prefix`: the RFC 6962 leaf prefix 0x00
+ * and the encoding's version byte). The function numbers, hashes and links the leaves under the
+ * tree row's lock; the digests of bodies and headers are made here, in the gateway, before that
+ * lock is taken.
  *
  * @example
  * ```ts
- * const [prefix, rests] = auditLeafValues([{ source, dedupKey, receivedAt, body, headers }]);
+ * const [prefix, rests] = auditLeafValues([{ source, dedupKey, receivedAt, body, headers, receiptId, remoteAddress, secretIndex }]);
  * ```
  */
 export function auditLeafValues(
-  events: readonly StoredEventForLeaf[],
+  events: ReadonlyArray<
+    StoredEventForLeaf & {
+      readonly receiptId: string;
+      readonly remoteAddress: string | null;
+      readonly secretIndex: number | null;
+    }
+  >,
 ): [prefix: Buffer, rests: Buffer[]] {
-  const encoded = events.map((event) => encodeLeaf(leafFieldsOf(0, event)));
+  const encoded = events.map((event) =>
+    encodeFirstReceiptLeaf({
+      ...leafFieldsOf(0, event),
+      receiptId: event.receiptId,
+      remoteAddress: event.remoteAddress,
+      secretIndex: event.secretIndex,
+    }),
+  );
   return [
-    Buffer.concat([LEAF_PREFIX, Buffer.from([LEAF_VERSION])]),
+    Buffer.concat([LEAF_PREFIX, Buffer.from([RECEIPT_LEAF_VERSION])]),
     encoded.map((e) => e.subarray(seqEnd)),
+  ];
+}
+
+/**
+ * A retention leaf as hookinbox_audit_append_leaves takes it: its prefix (0x00 and the version
+ * byte) and its encoding after the sequence number.
+ *
+ * @example
+ * ```ts
+ * const [prefix, rest] = retentionLeafParts({ kind: "events", firstId, lastId, removed, cut });
+ * ```
+ */
+export function retentionLeafParts(
+  fields: Omit<RetentionLeafFields, "seq">,
+): [prefix: Buffer, rest: Buffer] {
+  return [
+    Buffer.concat([LEAF_PREFIX, Buffer.from([RECEIPT_LEAF_VERSION])]),
+    encodeRetentionLeaf({ seq: 0, ...fields }).subarray(seqEnd),
   ];
 }
 
@@ -131,11 +160,18 @@ export function auditPostgres(pool: pg.Pool | pg.PoolClient, t: SchemaNames): Au
                 e.purged_at, e.body_sha256, e.headers_sha256, e.type, e.ordering_key,
             e.occurred_at, e.version, ${receiptLeafColumns}
          FROM ${t.audit_leaves} l LEFT JOIN ${t.events} e ON e.id = l.event_id
-         ${receiptLeafJoin(t.receipts, t.events)}
+         ${receiptLeafJoin(t.receipts, t.events, t.retention_marks)}
          WHERE l.seq > $1 ORDER BY l.seq LIMIT $2`,
         [afterSeq, limit],
       );
       return rows.map((r) => leafRecordOf(r, r.headers));
+    },
+    async auditRetentionLeaves() {
+      const rows = await query<{ seq: string; event_id: string }>(
+        `SELECT seq, event_id FROM ${t.audit_leaves}
+         WHERE starts_with(event_id, 'ret_') ORDER BY seq`,
+      );
+      return rows.map((r) => ({ seq: Number(r.seq), eventId: r.event_id }));
     },
     async auditUnloggedEvents(afterId, limit) {
       const rows = await query<{ id: string }>(

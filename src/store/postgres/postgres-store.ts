@@ -132,7 +132,8 @@ export function openPostgresStore(
     accept: (input) => run(() => healSchema(() => accept(input))),
     recordRejection: (input) => run(() => recordRejectionPostgres(pool, t, input)),
     pruneRejections: (before, limit) => run(() => pruneRejectionsPostgres(pool, t, before, limit)),
-    retentionStep: (input) => run(() => retentionStepPostgres(pool, t, input)),
+    retentionStep: (input) =>
+      run(() => retentionStepPostgres(pool, t, { ...input, audit: options.audit ?? true })),
     maintainPartitions: (now) => run(() => maintainPartitionsPostgres(pool, t, now)),
     eventsExpiredBefore: () => run(() => eventsExpiredBeforePostgres(pool, t)),
     listEvents: (query) => run(() => listEventsPostgres(pool, t, query)),
@@ -212,6 +213,7 @@ export function openPostgresStore(
     auditSubtrees: (ids) => run(() => audit.auditSubtrees(ids)),
     auditLeafOf: (eventId) => run(() => audit.auditLeafOf(eventId)),
     auditLeafPage: (afterSeq, limit) => run(() => audit.auditLeafPage(afterSeq, limit)),
+    auditRetentionLeaves: () => run(() => audit.auditRetentionLeaves()),
     auditUnloggedEvents: (afterId, limit) => run(() => audit.auditUnloggedEvents(afterId, limit)),
     saveTreeHead: (head) => run(() => audit.saveTreeHead(head)),
     purgePayloads: (input) => run(() => purgePayloadsPostgres(pool, t, input)),

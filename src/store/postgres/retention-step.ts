@@ -3,6 +3,12 @@ import { ulidTimePrefix } from "../../ids.ts";
 import { UNFINISHED_DELIVERY_STATUSES } from "../purge-types.ts";
 import type { RetentionStepInput, RetentionStepResult } from "../retention-types.ts";
 import { withRetry, withTransaction } from "./connection.ts";
+import {
+  type Deleted,
+  dropFirstReceiptMarks,
+  keepFirstReceipts,
+  recordDeletion,
+} from "./retention-record.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
 interface Partition {
@@ -156,13 +162,27 @@ async function expireRows(
       );
     }
     const pinned = partition && kind.events ? await pinnedRange(client, t, partition) : false;
+    const recorded = input.kind === "rejected" ? null : input.kind;
+    const audited = !input.dryRun && input.audit && recorded !== null;
     if (partition && !pinned) {
-      const { rows } = await client.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM ${t.schema}."${partition.name}"`,
+      const table = `${t.schema}."${partition.name}"`;
+      const { rows } = await client.query<Deleted>(
+        `SELECT count(*)::int AS n, min(id) AS first, max(id) AS last FROM ${table}`,
       );
       if (!input.dryRun) {
+        if (audited && recorded === "receipts")
+          await keepFirstReceipts(client, t, table, "true", []);
+        if (audited && recorded === "events") {
+          await dropFirstReceiptMarks(
+            client,
+            t,
+            `name COLLATE "C" >= 'first_receipt:' || $1 AND name COLLATE "C" < 'first_receipt:' || $2`,
+            [partition.from, partition.to],
+          );
+        }
         if (kind.events) await deleteProcessing(client, t, null, partition);
         await dropPartition(client, t, kind.parent, partition.name);
+        if (audited && rows[0]) await recordDeletion(client, t, input, recorded, rows[0]);
       }
       return { removed: rows[0]?.n ?? 0, cursor: partition.to };
     }
@@ -181,10 +201,30 @@ async function expireRows(
     );
     const ids = rows.map((r) => r.id);
     if (!input.dryRun && ids.length > 0) {
+      if (audited && recorded === "receipts") {
+        await keepFirstReceipts(client, t, `${t.schema}.${kind.parent}`, "r.id = ANY($1::text[])", [
+          ids,
+        ]);
+      }
+      if (audited && recorded === "events") {
+        await dropFirstReceiptMarks(
+          client,
+          t,
+          "name = ANY(SELECT 'first_receipt:' || unnest($1::text[]))",
+          [ids],
+        );
+      }
       if (kind.events) await deleteProcessing(client, t, ids, null);
       await client.query(`DELETE FROM ${t.schema}.${kind.parent} WHERE id = ANY($1::text[])`, [
         ids,
       ]);
+      if (audited) {
+        await recordDeletion(client, t, input, recorded, {
+          n: ids.length,
+          first: ids[0]!,
+          last: ids[ids.length - 1]!,
+        });
+      }
     }
     const done = ids.length < input.limit;
     return {

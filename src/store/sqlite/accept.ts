@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { type PayloadDigests, payloadDigests } from "../../audit/leaf.ts";
 import { ulid } from "../../ids.ts";
 import type { AcceptInput, AcceptResult } from "../types.ts";
-import { prepareAuditAppend } from "./audit.ts";
+import { type AuditAppender, prepareAuditAppend } from "./audit.ts";
 import type { TransactionFinisher } from "./group-commit.ts";
 import { prepareCreateDeliveries } from "./queue/create-deliveries.ts";
 
@@ -61,9 +61,11 @@ export interface AcceptRow {
 export function acceptRowOf(input: AcceptInput, audit: boolean): AcceptRow {
   const { identity } = input;
   const receivedAt = Math.floor(input.receivedAt);
+  // One ULID for both: a first receipt's id is its event's with `rcp_` (src/audit/first-receipt.ts).
+  const id = ulid(receivedAt);
   return {
-    eventId: `evt_${ulid(receivedAt)}`,
-    receiptId: `rcp_${ulid(receivedAt)}`,
+    eventId: `evt_${id}`,
+    receiptId: `rcp_${id}`,
     source: input.source,
     dedupKey: identity.dedupKey,
     type: identity.type,
@@ -97,13 +99,14 @@ export function acceptRowOf(input: AcceptInput, audit: boolean): AcceptRow {
 export function prepareAccept(
   db: Database.Database,
   addFinisher: (finisher: TransactionFinisher) => void,
+  shared?: AuditAppender,
 ): (row: AcceptRow) => AcceptResult {
   const insertEvent = db.prepare<[EventRow], { id: string }>(insertEventSql);
   const existingEvent = db.prepare<[string, string], { id: string }>(existingEventSql);
   const insertReceipt = db.prepare<[ReceiptRow]>(insertReceiptSql);
   const createDelivery = prepareCreateDeliveries(db);
-  const log = prepareAuditAppend(db);
-  addFinisher(log.finisher);
+  const log = shared ?? prepareAuditAppend(db);
+  if (!shared) addFinisher(log.finisher);
 
   return (row) => {
     const { receivedAt, targets } = row;
@@ -128,7 +131,8 @@ export function prepareAccept(
       throw new Error("accept: conflicting event row not found");
     }
     // Only a new event gets deliveries and an event leaf: a duplicate never runs anything twice;
-    // its receipt gets a receipt leaf (the new event's leaf covers its first receipt).
+    // its receipt gets a receipt leaf (the new event's leaf, version 2 kind 1, covers its first
+    // receipt's id, remote address and secret index).
     if (duplicate && row.digests) {
       log.appendReceipt({
         receiptId: row.receiptId,
@@ -141,7 +145,7 @@ export function prepareAccept(
       });
     }
     if (!duplicate) {
-      if (row.digests) log.append(eventId, row, row.digests);
+      if (row.digests) log.append(eventId, { ...row, receiptId: row.receiptId }, row.digests);
       for (const target of targets) {
         createDelivery(
           { eventId, target, orderingKey: row.orderingKey, version: row.version },

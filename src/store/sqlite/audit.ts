@@ -5,9 +5,12 @@ import {
   decodeRange,
   encodeRange,
 } from "../../audit/compact-range.ts";
-import { leafHashOf, type PayloadDigests } from "../../audit/leaf.ts";
+import { firstReceiptLeafHashOf } from "../../audit/first-receipt-leaf.ts";
+import type { PayloadDigests } from "../../audit/leaf.ts";
 import { type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
 import { type ReceiptLeafFields, receiptLeafHashOf } from "../../audit/receipt-leaf.ts";
+import { type RetentionLeafFields, retentionLeafHashOf } from "../../audit/retention-leaf.ts";
+import { retentionLeafId } from "../../audit/retention-record.ts";
 import {
   type LeafJoinRow,
   leafRecordOf,
@@ -16,6 +19,35 @@ import {
 } from "../audit-rows.ts";
 import type { AuditLeafRecord, AuditTree, StoredTreeHead } from "../audit-types.ts";
 import type { TransactionFinisher } from "./group-commit.ts";
+
+/**
+ * The audit log's appends inside one SQLite transaction (see {@link prepareAuditAppend}).
+ *
+ * @example
+ * ```ts
+ * const log: AuditAppender = prepareAuditAppend(db);
+ * ```
+ */
+export interface AuditAppender {
+  /** Appends a new event's leaf (version 2 kind 1: the event and its first receipt). */
+  append(
+    eventId: string,
+    event: {
+      readonly source: string;
+      readonly dedupKey: string;
+      readonly receivedAt: number;
+      readonly receiptId: string;
+      readonly remoteAddress: string | null;
+      readonly secretIndex: number | null;
+    },
+    digests: PayloadDigests,
+  ): void;
+  /** Appends a duplicate's receipt leaf (its seq is the tree's size). */
+  appendReceipt(fields: Omit<ReceiptLeafFields, "seq">): void;
+  /** Appends a retention record's leaf; `unique` makes its id (`ret_<unique>/…`). */
+  appendRetention(unique: string, fields: Omit<RetentionLeafFields, "seq">): void;
+  finisher: TransactionFinisher;
+}
 
 /**
  * Prepares the append of events to the audit log. Runs inside the accept's transaction (the
@@ -31,19 +63,10 @@ import type { TransactionFinisher } from "./group-commit.ts";
  * ```ts
  * const log = prepareAuditAppend(db);
  * group.addFinisher(log.finisher);
- * log.append(eventId, { source, dedupKey, receivedAt }, payloadDigests(body, headers));
+ * log.append(eventId, { source, dedupKey, receivedAt, receiptId, remoteAddress, secretIndex }, payloadDigests(body, headers));
  * ```
  */
-export function prepareAuditAppend(db: Database.Database): {
-  append(
-    eventId: string,
-    event: { readonly source: string; readonly dedupKey: string; readonly receivedAt: number },
-    digests: PayloadDigests,
-  ): void;
-  /** Appends a duplicate's receipt leaf (its seq is the tree's size). */
-  appendReceipt(fields: Omit<ReceiptLeafFields, "seq">): void;
-  finisher: TransactionFinisher;
-} {
+export function prepareAuditAppend(db: Database.Database): AuditAppender {
   const tree = db.prepare<[], { size: number; frontier: Buffer }>(
     "SELECT size, frontier FROM audit_tree WHERE id = 1",
   );
@@ -69,17 +92,24 @@ export function prepareAuditAppend(db: Database.Database): {
   };
   return {
     append(eventId, event, digests) {
-      const hash = leafHashOf({
+      const hash = firstReceiptLeafHashOf({
         seq: tip().size,
         source: event.source,
         dedupKey: event.dedupKey,
         receivedAt: event.receivedAt,
+        receiptId: event.receiptId,
+        remoteAddress: event.remoteAddress,
+        secretIndex: event.secretIndex,
         ...digests,
       });
       appendHash(eventId, hash);
     },
     appendReceipt(fields) {
       appendHash(fields.receiptId, receiptLeafHashOf({ seq: tip().size, ...fields }));
+    },
+    appendRetention(unique, fields) {
+      const id = retentionLeafId(unique, fields);
+      appendHash(id, retentionLeafHashOf({ seq: tip().size, ...fields }));
     },
     finisher: {
       beforeCommit() {
@@ -158,13 +188,16 @@ export function prepareAuditReads(db: Database.Database) {
             e.purged_at, e.body_sha256, e.headers_sha256, e.type, e.ordering_key,
             e.occurred_at, e.version, ${receiptLeafColumns}
      FROM audit_leaves l LEFT JOIN events e ON e.id = l.event_id
-     ${receiptLeafJoin("receipts", "events")}
+     ${receiptLeafJoin("receipts", "events", "retention_marks")}
      WHERE l.seq > ? ORDER BY l.seq LIMIT ?`,
   );
   const unlogged = db.prepare<[string, number], { id: string }>(
     `SELECT e.id FROM events e
      WHERE e.id > ? AND NOT EXISTS (SELECT 1 FROM audit_leaves l WHERE l.event_id = e.id)
      ORDER BY e.id LIMIT ?`,
+  );
+  const retention = db.prepare<[], { seq: number; event_id: string }>(
+    "SELECT seq, event_id FROM audit_leaves WHERE event_id >= 'ret_' AND event_id < 'ret`' ORDER BY seq",
   );
   const expired = db.prepare<[], { value: string }>(
     "SELECT value FROM retention_marks WHERE name = 'events_before'",
@@ -202,6 +235,7 @@ export function prepareAuditReads(db: Database.Database) {
           ),
         );
     },
+    retentionLeaves: () => retention.all().map((r) => ({ seq: r.seq, eventId: r.event_id })),
     unlogged: (afterId: string, limit: number) => unlogged.all(afterId, limit).map((r) => r.id),
     expiredBefore: () => expired.get()?.value ?? "",
     latest: () => toHead(latest.get()),

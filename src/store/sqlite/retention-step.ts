@@ -1,7 +1,8 @@
 import type Database from "better-sqlite3";
-import { ulidTimePrefix } from "../../ids.ts";
+import { ulid, ulidTimePrefix } from "../../ids.ts";
 import { UNFINISHED_DELIVERY_STATUSES } from "../purge-types.ts";
 import type { RetentionStepInput, RetentionStepResult } from "../retention-types.ts";
+import type { AuditAppender } from "./audit.ts";
 import { nextCursor, prepareScanWindow, type ScanWindow } from "./scan-window.ts";
 
 const unfinished = UNFINISHED_DELIVERY_STATUSES.map((s) => `'${s}'`).join(", ");
@@ -10,7 +11,8 @@ const unfinished = UNFINISHED_DELIVERY_STATUSES.map((s) => `'${s}'`).join(", ");
  * Prepares one retention step on SQLite (a write op: one batch in one short group transaction,
  * so the writer is never held long). Events: finished events below the cut go with their
  * deliveries, attempts, effects and receipts (their leaves stay, and the `events_before` mark is
- * raised first so verify knows why the rows are gone). Receipts: accepted receipts. Rejected:
+ * raised first for the API's 410). With `log` and `input.audit`, each batch appends retention
+ * leaves (src/audit/retention-leaf.ts) recording what it deleted, in its own transaction. Receipts: accepted receipts. Rejected:
  * rejected receipts. Dedup keys live in the events rows, so that kind has nothing to do.
  *
  * @example
@@ -20,6 +22,7 @@ const unfinished = UNFINISHED_DELIVERY_STATUSES.map((s) => `'${s}'`).join(", ");
  */
 export function prepareRetentionStep(
   db: Database.Database,
+  log?: AuditAppender,
 ): (input: RetentionStepInput) => RetentionStepResult {
   const pickEvents = db.prepare<[string, string, number, number], { id: string }>(
     `SELECT e.id FROM events e
@@ -43,6 +46,37 @@ export function prepareRetentionStep(
     "DELETE FROM events WHERE id = ?",
   ].map((sql) => db.prepare<[string]>(sql));
   const removeReceipt = db.prepare<[string]>("DELETE FROM receipts WHERE id = ?");
+  const receiptsOf = db.prepare<[string], { id: string }>(
+    "SELECT id FROM receipts WHERE event_id = ? ORDER BY id",
+  );
+  // A first receipt deleted while its event stays: its remote address and secret index are kept
+  // under the event's mark, so verify can still recompute the event's leaf (docs/audit.md).
+  const keepFirstReceipt = db.prepare<[string]>(
+    `INSERT OR REPLACE INTO retention_marks (name, value)
+     SELECT 'first_receipt:' || r.event_id,
+            json_object('remoteAddress', r.remote_address, 'secretIndex', r.secret_index)
+     FROM receipts r JOIN events e ON e.id = r.event_id
+     WHERE r.id = ? AND r.duplicate = 0 AND r.id = 'rcp_' || substr(e.id, 5)`,
+  );
+  const dropMark = db.prepare<[string]>(
+    "DELETE FROM retention_marks WHERE name = 'first_receipt:' || ?",
+  );
+  /** Records a deletion in the audit log, in this same transaction (the audit log on). */
+  const record = (
+    input: RetentionStepInput,
+    kind: "events" | "receipts",
+    ids: readonly string[],
+  ) => {
+    if (!log || !input.audit || ids.length === 0) return;
+    const sorted = [...ids].sort();
+    log.appendRetention(ulid(input.now), {
+      kind,
+      firstId: sorted[0]!,
+      lastId: sorted[sorted.length - 1]!,
+      removed: ids.length,
+      cut: Math.floor(input.before),
+    });
+  };
   const raiseMark = db.prepare<[string]>(
     `INSERT INTO retention_marks (name, value) VALUES ('events_before', ?)
      ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)`,
@@ -62,12 +96,35 @@ export function prepareRetentionStep(
       window = scanWindow(input.cursor, `evt_${prefix}`, input.limit);
       if (window.end === null) return { removed: 0, cursor: null };
       rows = pickEvents.all(input.cursor, window.end, before, input.limit);
-      if (!input.dryRun)
-        for (const { id } of rows) for (const remove of removeEvent) remove.run(id);
+      if (!input.dryRun) {
+        const receipts: string[] = [];
+        for (const { id } of rows) {
+          for (const r of receiptsOf.all(id)) receipts.push(r.id);
+          for (const remove of removeEvent) remove.run(id);
+          dropMark.run(id);
+        }
+        record(
+          input,
+          "events",
+          rows.map((r) => r.id),
+        );
+        record(input, "receipts", receipts);
+      }
     } else {
       const pick = input.kind === "receipts" ? pickReceipts : pickRejected;
       rows = pick.all(input.cursor, `rcp_${prefix}`, before, input.limit);
-      if (!input.dryRun) for (const { id } of rows) removeReceipt.run(id);
+      if (!input.dryRun) {
+        for (const { id } of rows) {
+          if (input.kind === "receipts" && input.audit) keepFirstReceipt.run(id);
+          removeReceipt.run(id);
+        }
+        if (input.kind === "receipts")
+          record(
+            input,
+            "receipts",
+            rows.map((r) => r.id),
+          );
+      }
     }
     return {
       removed: rows.length,

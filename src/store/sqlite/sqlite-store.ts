@@ -318,11 +318,12 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     auditSubtrees: (ids) => read((current) => current.audit.subtrees(ids)),
     auditLeafOf: (eventId) => read((current) => current.audit.leafOf(eventId)),
     auditLeafPage: (afterSeq, limit) => read((current) => current.audit.leafPage(afterSeq, limit)),
+    auditRetentionLeaves: () => read((current) => current.audit.retentionLeaves()),
     auditUnloggedEvents: (afterId, limit) =>
       read((current) => current.audit.unlogged(afterId, limit)),
     saveTreeHead: (head) => write("saveTreeHead", head),
     purgePayloads: (input) => write("purgePayloads", input),
-    retentionStep: (input) => write("retentionStep", input),
+    retentionStep: (input) => write("retentionStep", { ...input, audit }),
     maintainPartitions: async () => 0,
     eventsExpiredBefore: () => read((current) => current.audit.expiredBefore()),
     latestTreeHead: () => read((current) => current.audit.latest()),

@@ -6,7 +6,7 @@ import type { DestinationState } from "../forward-types.ts";
 import type { CompleteInput, EffectClaimInput } from "../queue-types.ts";
 import { prepareAccept } from "./accept.ts";
 import { prepareAlertOutbox } from "./alert-outbox.ts";
-import { prepareSaveTreeHead } from "./audit.ts";
+import { prepareAuditAppend, prepareSaveTreeHead } from "./audit.ts";
 import { prepareDestinationWrites } from "./destinations.ts";
 import { prepareEffects } from "./effects.ts";
 import type { GroupCommit } from "./group-commit.ts";
@@ -34,10 +34,13 @@ import { prepareRetentionStep } from "./retention-step.ts";
  * ```
  */
 export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: () => number) {
-  const accept = prepareAccept(db, (finisher) => group.addFinisher(finisher));
+  // One appender for accepts and retention: a transaction's appends share its tree state.
+  const log = prepareAuditAppend(db);
+  group.addFinisher(log.finisher);
+  const accept = prepareAccept(db, (finisher) => group.addFinisher(finisher), log);
   const saveTreeHead = prepareSaveTreeHead(db);
   const purgePayloads = prepareSqlitePurge(db);
-  const retentionStep = prepareRetentionStep(db);
+  const retentionStep = prepareRetentionStep(db, log);
   const recordRejection = prepareRecordRejection(db);
   const pruneRejections = preparePruneRejections(db);
   const ping = preparePing(db, now);
