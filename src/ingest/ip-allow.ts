@@ -85,7 +85,7 @@ export function clientAddress(
 ): string | null {
   if (peer === null) return null;
   const direct = normaliseAddress(peer);
-  if (!trusted || !trusted.has(direct) || !forwardedFor) return direct;
+  if (!trusted?.has(direct) || !forwardedFor) return direct;
   const hops = forwardedFor
     .split(",")
     .map((h) => normaliseAddress(h.trim()))
