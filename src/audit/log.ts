@@ -123,9 +123,14 @@ export interface LogCoverage {
   readonly digestOnly: readonly LeafRange[];
   /**
    * Leaves whose row (event, receipt, or an event's first receipt) retention deleted, and the
-   * retention leaves that record those deletions.
+   * retention leaves that record those deletions; `unrecorded`: leaves below the era boundary
+   * (see {@link verifyLog}) whose row is gone with no record, excused by the expiry anchor alone.
    */
-  readonly retention: { readonly leaves: readonly LeafRange[]; readonly recordedIn: number[] };
+  readonly retention: {
+    readonly leaves: readonly LeafRange[];
+    readonly recordedIn: number[];
+    readonly unrecorded: readonly LeafRange[];
+  };
 }
 
 /** Adds `seq` to ascending ranges (end exclusive), extending the last one when adjacent. */
@@ -192,10 +197,12 @@ async function expiryAnchor(
  * both a retention leaf in the log records the deletion of an id range holding that row's id and
  * the leaf lies below the expiry anchor (see {@link ExpiryPolicy}): the largest head signed with
  * the trusted key at or before `now - retention.events` (`retention.receipts` for receipts),
- * whose root is checked too. Any other missing row is a defect. A retention leaf is recomputed
- * from the record its id holds (src/audit/retention-record.ts), a version-2 event leaf from the
- * event and its first receipt (or what retention kept of it). Stops at the first defect and
- * names it.
+ * whose root is checked too. Below the era boundary (the first leaf the walk recomputes as a
+ * version-2 event leaf or a retention leaf: no version before retention was recorded wrote one),
+ * the anchor alone excuses a missing event or receipt row, as it did then. Any other missing row
+ * is a defect. A retention leaf is recomputed from the record its id holds
+ * (src/audit/retention-record.ts), a version-2 event leaf from the event and its first receipt
+ * (or what retention kept of it). Stops at the first defect and names it.
  *
  * @example
  * ```ts
@@ -222,10 +229,11 @@ export async function verifyLog(
   const digestOnly: LeafRange[] = [];
   const retained: LeafRange[] = [];
   const recordedIn = new Set<number>();
+  const unrecorded: LeafRange[] = [];
   const coverage = (): LogCoverage => ({
     notConfigured,
     digestOnly,
-    retention: { leaves: retained, recordedIn: [...recordedIn].sort((a, b) => a - b) },
+    retention: { leaves: retained, recordedIn: [...recordedIn].sort((a, b) => a - b), unrecorded },
   });
   const anchor = await expiryAnchor(store, options.expiry);
   const expirableBelow = anchor?.size ?? 0;
@@ -262,12 +270,31 @@ export async function verifyLog(
   const atStart = checkRoot();
   if (atStart) return atStart;
   const records = retentionIndex(await store.auditRetentionLeaves());
-  /** Whether a retention leaf covers a missing row of `kind` whose leaf lies below `below`. */
-  const excused = (seq: number, kind: RetentionRecordKind, id: string, below: number) => {
-    const by = seq < below ? records.coveringLeaf(kind, id) : null;
-    if (by === null) return false;
-    recordedIn.add(by);
-    addSeq(retained, seq);
+  // The era boundary: the first leaf recomputed as one only a version that records retention
+  // writes (a version-2 event leaf with its first receipt, or a retention leaf). The walk is in
+  // order, so until it has proven such a leaf, every leaf it reaches lies below the boundary.
+  let recordingEra = false;
+  /**
+   * Whether a missing row of `kind` whose leaf lies below `below` is excused: at or above the era
+   * boundary (or `recordedOnly`) only when a retention leaf covers its id; below it, by the anchor
+   * alone, as before retention was recorded.
+   */
+  const excused = (
+    seq: number,
+    kind: RetentionRecordKind,
+    id: string,
+    below: number,
+    recordedOnly = false,
+  ) => {
+    if (seq >= below) return false;
+    const by = records.coveringLeaf(kind, id);
+    if (by !== null) {
+      recordedIn.add(by);
+      addSeq(retained, seq);
+      return true;
+    }
+    if (recordingEra || recordedOnly) return false;
+    addSeq(unrecorded, seq);
     return true;
   };
   /** What to fold for a leaf (its recomputed or, for a row retention deleted, stored hash). */
@@ -276,7 +303,9 @@ export async function verifyLog(
     const stored = (ok: boolean, reason: string) => (ok ? { hash } : { reason });
     if (isRetentionLeafId(eventId)) {
       const reason = checkRetention(record);
-      return reason ? { reason } : { hash };
+      if (reason) return { reason };
+      recordingEra = true;
+      return { hash };
     }
     if (isReceiptLeaf(record)) {
       const { receipt } = record;
@@ -313,7 +342,9 @@ export async function verifyLog(
       };
     } else if (record.firstReceiptKept) {
       const receiptId = firstReceiptIdOf(eventId);
-      if (!excused(seq, "receipts", receiptId, receiptExpirableBelow)) {
+      // Only a version-2 leaf covers a first receipt: if the hash holds, this leaf is at or
+      // above the boundary, so a record is needed.
+      if (!excused(seq, "receipts", receiptId, receiptExpirableBelow, true)) {
         return { reason: "the leaf's first receipt row is missing" };
       }
       first = { receiptId, ...record.firstReceiptKept, disagrees: false };
@@ -329,6 +360,7 @@ export async function verifyLog(
     }
     if (event.purged && event.body.length === 0 && event.headers.length === 0)
       addSeq(digestOnly, seq);
+    if (first) recordingEra = true;
     return { hash: recomputed };
   };
   for (;;) {

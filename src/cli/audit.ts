@@ -87,6 +87,11 @@ function coverageLines(coverage: LogCoverage): string[] {
       `deleted by retention (recorded in leaves ${retention.recordedIn.join(", ")}): leaves ${rangeList(retention.leaves)}`,
     );
   }
+  if (retention.unrecorded.length > 0) {
+    lines.push(
+      `deleted before retention was recorded in the log (anchor only): leaves ${rangeList(retention.unrecorded)}`,
+    );
+  }
   if (coverage.digestOnly.length > 0) {
     lines.push(
       `covered only by their digests (payload purged by retention, not re-derived): leaves ${rangeList(coverage.digestOnly)}`,

@@ -67,7 +67,7 @@ describe.each(stores)("verify re-derives the derived columns ($name)", ({ open }
       coverage: {
         notConfigured: new Map(),
         digestOnly: [],
-        retention: { leaves: [], recordedIn: [] },
+        retention: { leaves: [], recordedIn: [], unrecorded: [] },
       },
     });
   });
@@ -97,7 +97,7 @@ describe.each(stores)("verify re-derives the derived columns ($name)", ({ open }
       coverage: {
         notConfigured: new Map([["stripe", 6]]),
         digestOnly: [],
-        retention: { leaves: [], recordedIn: [] },
+        retention: { leaves: [], recordedIn: [], unrecorded: [] },
       },
     });
   });

@@ -95,7 +95,7 @@ describe.each(stores)("the first receipt is in its event's leaf ($name)", ({ ope
       coverage: {
         notConfigured: new Map(),
         digestOnly: [],
-        retention: { leaves: [], recordedIn: [] },
+        retention: { leaves: [], recordedIn: [], unrecorded: [] },
       },
     });
   });
@@ -121,7 +121,11 @@ describe.each(stores)("the first receipt is in its event's leaf ($name)", ({ ope
     const expiry = { trustedKey: publicKey, eventsMs: null, receiptsMs: 365 * day, now };
     const ok = await verifyLog(store, head, { expiry });
     expect(ok).toMatchObject({ ok: true, leaves: 4, defect: null });
-    expect(ok.coverage.retention).toEqual({ leaves: [{ start: 0, end: 3 }], recordedIn: [3] });
+    expect(ok.coverage.retention).toEqual({
+      leaves: [{ start: 0, end: 3 }],
+      recordedIn: [3],
+      unrecorded: [],
+    });
 
     // The event's own fields are still rechecked against its leaf.
     await db.rows("UPDATE events SET received_at = received_at + 1 WHERE id = ?", [ids[2]]);

@@ -79,7 +79,7 @@ describe.each(stores)("duplicates' receipts are in the log ($name)", ({ open }) 
       coverage: {
         notConfigured: new Map(),
         digestOnly: [],
-        retention: { leaves: [], recordedIn: [] },
+        retention: { leaves: [], recordedIn: [], unrecorded: [] },
       },
     });
   });

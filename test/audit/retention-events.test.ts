@@ -119,6 +119,7 @@ describe.each(storeFactories())("event retention ($name)", ({ open }) => {
         { start: 7, end: 8 },
       ],
       recordedIn: [8, 10, 11, 12],
+      unrecorded: [],
     });
     expect(verified).toEqual({
       ok: true,

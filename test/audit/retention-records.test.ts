@@ -3,7 +3,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAuditKey } from "../../src/audit/audit-key.ts";
-import { currentTree, verifyLog } from "../../src/audit/log.ts";
+import { appendToRange, EMPTY_RANGE, encodeRange } from "../../src/audit/compact-range.ts";
+import { leafFieldsOf, leafHashOf } from "../../src/audit/leaf.ts";
+import { currentTree, rootAt, verifyLog } from "../../src/audit/log.ts";
 import { runRetention } from "../../src/audit/retention.ts";
 import { retentionLeafHashOf } from "../../src/audit/retention-leaf.ts";
 import { parseRetentionLeafId, retentionLeafId } from "../../src/audit/retention-record.ts";
@@ -16,7 +18,9 @@ import { openedStore } from "./opened-store.ts";
 
 // Retention appends a leaf recording each deletion (a batch, or a dropped PostgreSQL day), and
 // verify excuses a missing row only when such a leaf covers its id AND a head signed with the
-// trusted key at least the window ago covers its leaf.
+// trusted key at least the window ago covers its leaf. Below the era boundary (the first leaf
+// verify recomputes as a version-2 event leaf or a retention leaf), as in a log from before
+// records, the anchor alone excuses it.
 
 const day = 86_400_000;
 const now = Date.UTC(2026, 2, 1, 12);
@@ -86,6 +90,85 @@ async function deleteEventRow(db: TestStore, id: string) {
   await db.rows("DELETE FROM events WHERE id = ?", [id]);
 }
 
+/**
+ * Rewrites the leaves at `seqs` (events with their rows) as an older version wrote them (version
+ * 1: no first receipt), and the tree's nodes and frontier to match, as a log from before
+ * version-2 leaves has them.
+ */
+async function asVersion1(db: TestStore, store: Store, seqs: readonly number[]) {
+  let range = EMPTY_RANGE;
+  await db.rows("DELETE FROM audit_nodes");
+  for (const record of await store.auditLeafPage(-1, 1000)) {
+    let { hash } = record;
+    if (seqs.includes(record.seq)) {
+      hash = leafHashOf(leafFieldsOf(record.seq, record.event!));
+      await db.rows("UPDATE audit_leaves SET hash = ? WHERE seq = ?", [hash, record.seq]);
+    }
+    const appended = appendToRange(range, hash);
+    for (const node of appended.closed)
+      await db.rows("INSERT INTO audit_nodes (level, idx, hash) VALUES (?, ?, ?)", [
+        node.level,
+        node.index,
+        node.hash,
+      ]);
+    range = appended.range;
+  }
+  await db.rows("UPDATE audit_tree SET size = ?, frontier = ? WHERE id = 1", [
+    range.size,
+    encodeRange(range),
+  ]);
+}
+
+/**
+ * A log from before retention was recorded, upgraded 450 days ago. Old era: leaves 0-2, events
+ * o0-o2 (day -500); 3: a duplicate of o0 (day -499, a version-2 receipt leaf: those came first);
+ * a head of 4 signed a minute later; 4: m (day -480). Events o0-o2 and their receipts (the
+ * duplicate's too) were deleted by retention.events before the upgrade, with no record. Version-1
+ * leaves and no receipt with their event's ULID, as before. New era: 5-6: n0, n1 (day -450); a
+ * head of 7 signed a minute later; 7: n2 (yesterday).
+ */
+async function upgradedLog(db: TestStore, store: Store) {
+  const accept = async (key: string, at: number) =>
+    store.accept(acceptInput({ identity: { dedupKey: key }, receivedAt: at }));
+  const ids: Record<string, string> = {};
+  for (const [k, at] of [
+    ["o0", now - 500 * day],
+    ["o1", now - 500 * day + 1],
+    ["o2", now - 500 * day + 2],
+  ] as const)
+    ids[k] = (await accept(k, at)).eventId;
+  expect((await accept("o0", now - 499 * day)).duplicate).toBe(true);
+  ids.m = (await accept("m", now - 480 * day)).eventId;
+  await asVersion1(db, store, [0, 1, 2, 4]);
+  // An event accepted then had no receipt with its ULID: verify recomputes version 1.
+  await db.rows("DELETE FROM receipts WHERE event_id = ?", [ids.m]);
+  const oldHead = { size: 4, root: await rootAt(store, 4) };
+  await store.saveTreeHead(signTreeHead(key, oldHead, now - 499 * day + 60_000));
+  for (const k of ["o0", "o1", "o2"]) await deleteEventRow(db, ids[k]!);
+  ids.n0 = (await accept("n0", now - 450 * day)).eventId;
+  ids.n1 = (await accept("n1", now - 450 * day + 1)).eventId;
+  await store.saveTreeHead(signTreeHead(key, await currentTree(store), now - 450 * day + 60_000));
+  ids.n2 = (await accept("n2", now - day)).eventId;
+  return { ids, head: await currentTree(store) };
+}
+
+/** `hookinbox audit verify` on the test database, with both windows at 365 days. */
+async function cliVerify(db: TestStore) {
+  const config = join(db.dir, "hookinbox.config.json");
+  writeFileSync(
+    config,
+    JSON.stringify({ store: db.url, retention: { events: "365d", receipts: "365d" } }),
+  );
+  return runCli(["audit", "verify", "--config", config], { HOOKINBOX_AUDIT_KEY: seed });
+}
+
+/** The defect verify names for a leaf whose event row is gone with nothing to excuse it. */
+const eventRowMissing = (seq: number, eventId: string | undefined) => ({
+  seq,
+  eventId,
+  reason: "the leaf's event row is missing",
+});
+
 const stores = storeFactories().filter((f) => f.name !== "pgbouncer");
 
 describe.each(stores)("retention records in the log ($name)", ({ open }) => {
@@ -128,18 +211,11 @@ describe.each(stores)("retention records in the log ($name)", ({ open }) => {
         notConfigured: new Map(),
         digestOnly: [],
         // 0-2: events gone; 3: the duplicate's receipt gone; 4: p's first receipt gone.
-        retention: { leaves: [{ start: 0, end: 5 }], recordedIn: records },
+        retention: { leaves: [{ start: 0, end: 5 }], recordedIn: records, unrecorded: [] },
       },
     });
 
-    const config = join(db.dir, "hookinbox.config.json");
-    writeFileSync(
-      config,
-      JSON.stringify({ store: db.url, retention: { events: "365d", receipts: "365d" } }),
-    );
-    const cli = await runCli(["audit", "verify", "--config", config], {
-      HOOKINBOX_AUDIT_KEY: seed,
-    });
+    const cli = await cliVerify(db);
     // The CLI's clock is its own (later than `now`): the head of day -398 is old enough there too.
     expect(cli.code).toBe(0);
     expect(cli.stdout).toContain(
@@ -147,17 +223,28 @@ describe.each(stores)("retention records in the log ($name)", ({ open }) => {
     );
   });
 
-  it("a row deleted outside retention, old enough but in no record, is named", async () => {
+  it("a row deleted outside retention, old enough but in no record, is named above the era boundary", async () => {
+    const { db, store } = await openedStore(open);
+    const { ids, head } = await agedLog(store);
+    // Receipts only: events a, b, c stay, and leaf 0 (a, a version-2 event leaf whose first
+    // receipt retention deleted and recorded) proves the era boundary is 0.
+    await runRetention(store, { ...windows, eventsMs: null }, { now, dryRun: false });
+    // p (leaf 4) is below the anchor, but no retention leaf covers its id.
+    await deleteEventRow(db, ids.p!);
+    expect((await verifyLog(store, head, { expiry })).defect).toEqual(eventRowMissing(4, ids.p));
+  });
+
+  it("with every row before it gone, nothing proves a missing row's era: the anchor alone excuses it", async () => {
     const { db, store } = await openedStore(open);
     const { ids, head } = await agedLog(store);
     await runRetention(store, windows, { now, dryRun: false });
-    // p (leaf 4) is below the anchor, but no retention leaf covers its id.
+    // Leaves 0-3 lost their rows to retention (recorded), so the first leaf verify can recompute
+    // as a version-2 event leaf is 5 (f): p (leaf 4), deleted by hand below the anchor, cannot be
+    // told from a row deleted before retention was recorded (its leaf's bytes are gone with it).
     await deleteEventRow(db, ids.p!);
-    expect((await verifyLog(store, head, { expiry })).defect).toEqual({
-      seq: 4,
-      eventId: ids.p,
-      reason: "the leaf's event row is missing",
-    });
+    const { ok, coverage } = await verifyLog(store, head, { expiry });
+    expect(ok).toBe(true);
+    expect(coverage.retention.unrecorded).toEqual([{ start: 4, end: 5 }]);
   });
 
   it("an edited retention record is named; a forged one covering a recent event excuses nothing", async () => {
@@ -200,10 +287,53 @@ describe.each(stores)("retention records in the log ($name)", ({ open }) => {
       retentionLeafHashOf({ seq, ...fields }),
     ]);
     await deleteEventRow(db, ids.f!);
-    expect((await verifyLog(store, head, { expiry })).defect).toEqual({
-      seq: 5,
-      eventId: ids.f,
-      reason: "the leaf's event row is missing",
+    expect((await verifyLog(store, head, { expiry })).defect).toEqual(eventRowMissing(5, ids.f));
+  });
+
+  it("an upgraded log: rows deleted before retention was recorded are excused below the era boundary by the anchor alone", async () => {
+    const { db, store } = await openedStore(open);
+    const { head } = await upgradedLog(db, store);
+    // The era boundary is leaf 5 (n0, the first version-2 event leaf); the anchor, the head of 7.
+    expect(await verifyLog(store, head, { expiry })).toEqual({
+      ok: true,
+      leaves: 8,
+      defect: null,
+      coverage: {
+        notConfigured: new Map(),
+        digestOnly: [],
+        retention: { leaves: [], recordedIn: [], unrecorded: [{ start: 0, end: 4 }] },
+      },
     });
+    const cli = await cliVerify(db);
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toMatch(/^ok: 8 leaves match their events; the first 7 hash to root/);
+    expect(cli.stdout).toContain(
+      "deleted before retention was recorded in the log (anchor only): leaves 0-3\n",
+    );
+    expect(cli.stdout).not.toContain("deleted by retention (recorded");
+  });
+
+  it("an upgraded log: a row at or above the era boundary deleted with no record is named, below the anchor too", async () => {
+    const { db, store } = await openedStore(open);
+    const { ids, head } = await upgradedLog(db, store);
+    // n1 (leaf 6) is below the anchor (the head of 7) and above the boundary (leaf 5).
+    await deleteEventRow(db, ids.n1!);
+    expect((await verifyLog(store, head, { expiry })).defect).toEqual(eventRowMissing(6, ids.n1));
+  });
+
+  it("an upgraded log: a row below the era boundary but not below the anchor is named", async () => {
+    const { db, store } = await openedStore(open);
+    const { ids, head } = await upgradedLog(db, store);
+    await deleteEventRow(db, ids.m!);
+    // A clock 100 days earlier: the anchor is the head of 4 (the head of 7 is too recent), and
+    // m (leaf 4, version 1, below the boundary) is not below it.
+    const earlier = { ...expiry, now: now - 100 * day };
+    expect((await verifyLog(store, head, { expiry: earlier })).defect).toEqual(
+      eventRowMissing(4, ids.m),
+    );
+    // With today's clock the head of 7 is the anchor: m, below the boundary, is excused by it.
+    expect((await verifyLog(store, head, { expiry })).coverage.retention.unrecorded).toEqual([
+      { start: 0, end: 5 },
+    ]);
   });
 });
