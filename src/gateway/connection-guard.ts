@@ -15,6 +15,13 @@ export interface ConnectionLimits {
    * share. Connections over it are reset at once.
    */
   readonly maxConnectionsPerAddress?: number | null;
+  /**
+   * How long a connection refused for its address's share is held, unread, before it is reset
+   * (default 2 s): a client that reconnects as soon as it is reset would otherwise cost an accept
+   * and a close per turn, tens of thousands a second, and starve the requests of other addresses
+   * of CPU. At most `maxConnections` are held at once; past that, refused ones are reset at once.
+   */
+  readonly refusedHoldMs?: number;
   /** Socket peers exempt from the per-address share (`http.trustedProxies`). */
   readonly exempt?: AddressList | null;
   /** Called for each connection the guard closes, with why. */
@@ -31,8 +38,12 @@ export type ConnectionClosedReason = "idle" | "refused" | "address-share" | "fai
 
 /** What the guard has done so far (tests and logs). */
 export interface ConnectionGuard {
-  /** Connections open now. */
+  /** Connections open now (not counting refused ones held before their reset). */
   open(): number;
+  /** Refused connections held now, unread, until their reset. */
+  held(): number;
+  /** Resets every held connection now (the gateway's shutdown). */
+  releaseHeld(): void;
   /** Connections closed, by reason (`evicted` counts the idle ones). */
   readonly counts: { evicted: number; refused: number; addressShare: number; fairShare: number };
 }
@@ -47,7 +58,9 @@ export interface ConnectionGuard {
  * progress: never sent one, or between keep-alive requests); else the oldest connection of the
  * address holding the most, when that address holds at least two more than the newcomer's (so
  * many addresses trickling bodies cannot hold every slot against one that sends a real request).
- * Only otherwise is the new one refused. File descriptors thus stay bounded by `maxConnections`.
+ * Only otherwise is the new one refused. A connection refused for its address's share is held,
+ * unread, for `refusedHoldMs` before its reset, which slows a client that reconnects in a loop
+ * to one turn per hold. File descriptors thus stay bounded by twice `maxConnections`.
  *
  * @example
  * ```ts
@@ -64,6 +77,32 @@ export function guardConnections(server: Server, limits: ConnectionLimits): Conn
   // Open connections per address key; insertion order is age order. Exempt peers are not here.
   const byAddress = new Map<string, Set<Socket>>();
   const perAddress = limits.maxConnectionsPerAddress ?? null;
+  const holdMs = limits.refusedHoldMs ?? 2_000;
+  // Refused for their address's share, waiting for their reset.
+  const held = new Map<Socket, NodeJS.Timeout>();
+  const reset = (socket: Socket) => {
+    clearTimeout(held.get(socket));
+    held.delete(socket);
+    if (!socket.destroyed) socket.resetAndDestroy();
+  };
+  /** Resets a refused connection after the hold, or at once when too many are held. */
+  const refuse = (socket: Socket) => {
+    if (holdMs <= 0 || held.size >= limits.maxConnections) {
+      // A reset leaves no TIME_WAIT behind for a client that reconnects at once.
+      socket.resetAndDestroy();
+      return;
+    }
+    socket.pause();
+    socket.on("error", () => undefined);
+    socket.once("close", () => {
+      clearTimeout(held.get(socket));
+      held.delete(socket);
+    });
+    held.set(
+      socket,
+      setTimeout(() => reset(socket), holdMs),
+    );
+  };
   let open = 0;
   const counts = { evicted: 0, refused: 0, addressShare: 0, fairShare: 0 };
   const closed = (reason: ConnectionClosedReason) => {
@@ -128,8 +167,7 @@ export function guardConnections(server: Server, limits: ConnectionLimits): Conn
       victim = longestIdle((held) => keys.get(held) === key);
       if (victim === undefined) {
         closed("address-share");
-        // A reset leaves no TIME_WAIT behind for a client that reconnects at once.
-        socket.resetAndDestroy();
+        refuse(socket);
         return false;
       }
       closed("idle");
@@ -191,5 +229,12 @@ export function guardConnections(server: Server, limits: ConnectionLimits): Conn
     res.once("finish", () => markIdle(socket));
   });
 
-  return { open: () => open, counts };
+  return {
+    open: () => open,
+    held: () => held.size,
+    releaseHeld: () => {
+      for (const socket of [...held.keys()]) reset(socket);
+    },
+    counts,
+  };
 }

@@ -186,6 +186,7 @@ export async function startGateway(
     connections,
     async close() {
       await retention.stop();
+      connections.releaseHeld();
       await drainServer(server, http.drainTimeoutMs);
       await metrics?.close();
       await inbox.close();

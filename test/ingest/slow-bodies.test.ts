@@ -105,7 +105,7 @@ describe("slow bodies", () => {
     expect(eventCount("rate")).toBe(1);
   }, 20_000);
 
-  it("resets connections over http.maxConnectionsPerAddress at once; other addresses are served", async () => {
+  it("holds a connection over http.maxConnectionsPerAddress unread, then resets it; other addresses are served", async () => {
     const { gateway, requests } = await gatewayWith("share", {
       maxConnectionsPerAddress: 3,
       minBodyRate: false,
@@ -114,8 +114,15 @@ describe("slow bodies", () => {
     for (let i = 0; i < 3; i++) held.push(await slowBody(gateway.url, "127.0.0.2"));
     // Each has a request in progress (an idle one would be closed to admit the next).
     await vi.waitFor(() => expect(requests()).toBe(3));
-    // The reset may come before or after the client saw its connect.
-    await slowBody(gateway.url, "127.0.0.2").then(closedByServer, () => "");
+    // Refused, it is held unread (a client resetting in a loop would burn the gateway's CPU),
+    // then reset: nothing of its request reaches node:http.
+    const refused = await slowBody(gateway.url, "127.0.0.2");
+    const answer = closedByServer(refused);
+    await vi.waitFor(() => expect(gateway.connections.held()).toBe(1));
+    expect(refused.destroyed).toBe(false);
+    expect(await answer).toBe("");
+    expect(gateway.connections.held()).toBe(0);
+    expect(requests()).toBe(3);
     expect(gateway.connections.counts.addressShare).toBe(1);
     expect(await postStandard(gateway.url, "msg_share")).toMatchObject({
       status: 200,
@@ -126,6 +133,31 @@ describe("slow bodies", () => {
     for (const socket of held) socket.destroy();
     await gateway.close();
     expect(eventCount("share")).toBe(1);
+  });
+
+  it("holds at most http.maxConnections refused connections (the rest are reset at once), and releases them at shutdown", async () => {
+    const { gateway, requests } = await gatewayWith("hold-cap", {
+      maxConnections: 4,
+      maxConnectionsPerAddress: 1,
+      minBodyRate: false,
+    });
+    const busy = await slowBody(gateway.url, "127.0.0.2");
+    await vi.waitFor(() => expect(requests()).toBe(1));
+    const refused = [];
+    for (let i = 0; i < 4; i++) refused.push(await slowBody(gateway.url, "127.0.0.2"));
+    await vi.waitFor(() => expect(gateway.connections.held()).toBe(4));
+    // The fifth finds the hold full: reset at once, while the four are still held.
+    const fifth = await slowBody(gateway.url, "127.0.0.2").then(closedByServer, () => "");
+    expect(fifth).toBe("");
+    expect(gateway.connections.held()).toBe(4);
+    expect(refused.every((socket) => !socket.destroyed)).toBe(true);
+    expect(gateway.connections.counts.addressShare).toBe(5);
+    const released = Promise.all(refused.map(closedByServer));
+    busy.destroy();
+    await gateway.close();
+    expect(gateway.connections.held()).toBe(0);
+    await released;
+    expect(requests()).toBe(1);
   });
 
   it("at http.maxConnections with every slot busy, closes the oldest connection of the address holding the most to admit another address", async () => {
