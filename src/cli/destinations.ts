@@ -42,7 +42,7 @@ export async function loadDestinations(
 }
 
 function statusRow(d: DestinationStatus): string[] {
-  const circuit = d.circuit === "closed" ? "closed" : `${d.circuit} (${d.failures} failures)`;
+  const circuit = d.failures > 0 ? `${d.circuit} (${d.failures} down in a row)` : d.circuit;
   return [
     d.name,
     d.url,

@@ -5,7 +5,7 @@ import type { AcceptReadonly } from "../providers/definition.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
 import type { AlertNotice, DestinationDisabledAlert, EffectHeldAlert } from "./resolve.ts";
 import { cidr, duration, headerName, publicUrl, secretSchema } from "./source-fields.ts";
-import { parseSize } from "./units.ts";
+import { parseDuration, parseSize } from "./units.ts";
 
 const size = z.union([z.number(), z.string()]).refine((v) => parseSize(v) !== undefined, {
   message: 'expected a size: bytes or a string like "512kb", "1mb"',
@@ -71,6 +71,11 @@ export const destinationName = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/i, {
   message: "a destination name may hold letters, digits, '-' and '_'",
 });
 
+/** A duration over zero. */
+const positiveDuration = duration.refine((v) => (parseDuration(v) ?? 0) > 0, {
+  message: "expected a duration over zero",
+});
+
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
 /** One destination URL events are forwarded to (see docs/forwarding.md). */
@@ -96,14 +101,40 @@ export const destinationSchema = z.strictObject({
   allowPrivateNetworks: z.boolean().optional(),
   retry: retrySchema.optional(),
   onDeadLetter: z.enum(["block", "continue"]).optional(),
-  /** Stops attempts after `failures` in a row for `cooldown`, then probes with one; false turns it off. */
+  /**
+   * Opens on a failure rate over a sliding window (with a minimum of calls) or on network
+   * failures in a row, sends nothing for `cooldown`, then lets `trials` through; false turns it
+   * off. See docs/forwarding.md#circuit-breaker.
+   */
   circuitBreaker: z
     .union([
       z.literal(false),
-      z.strictObject({
-        failures: z.number().int().min(1).optional(),
-        cooldown: duration.optional(),
-      }),
+      z
+        .strictObject({
+          /** Failures over calls in `window` that open the circuit (default 0.85). */
+          failureRate: z.number().gt(0).max(1).optional(),
+          /** The sliding window the rate is counted over (default 30s). */
+          window: positiveDuration.optional(),
+          /** Fewer calls than this in the window never open it by rate (default 50). */
+          minCalls: z.number().int().min(1).optional(),
+          /** Connect, timeout, reset or DNS failures in a row that open it (default 5). */
+          downInRow: z.number().int().min(1).optional(),
+          /** How long an open circuit sends nothing (default 5s). */
+          cooldown: positiveDuration.optional(),
+          /** Attempts a half-open circuit lets through, across every process (default 3). */
+          trials: z.number().int().min(1).max(100).optional(),
+          /** Replaced (it counted 5xx answers too): refused below, naming the new keys. */
+          failures: z.custom<never>(() => true).optional(),
+        })
+        .superRefine((value, ctx) => {
+          if (value.failures !== undefined)
+            ctx.addIssue({
+              code: "custom",
+              path: ["failures"],
+              message:
+                "`failures` was replaced: use `downInRow` (connect, timeout, reset or DNS failures in a row, default 5) and `failureRate`, `window`, `minCalls` (default 0.85 over 30s with at least 50 calls); see docs/forwarding.md#circuit-breaker",
+            });
+        }),
     ])
     .optional(),
 });

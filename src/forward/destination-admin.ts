@@ -1,6 +1,7 @@
 import { hookinboxError } from "../errors.ts";
 import type { DestinationState, DestinationStateRow } from "../store/forward-types.ts";
 import type { Store } from "../store/types.ts";
+import { type CircuitPhase, circuitPhase } from "./circuit-policy.ts";
 
 /** A configured destination as the admin API and CLI know it (no secrets). */
 export interface ConfiguredDestination {
@@ -8,8 +9,11 @@ export interface ConfiguredDestination {
   readonly url: string | URL;
 }
 
-/** `closed` delivers; `open` holds attempts until `circuitOpenUntil`; `probing` lets one through. */
-export type CircuitState = "closed" | "open" | "probing";
+/**
+ * `closed` delivers; `open` holds attempts until `circuitOpenUntil`; `half-open` lets its trials
+ * through, and closes when they pass.
+ */
+export type CircuitState = CircuitPhase;
 
 /** One destination's state and queue, for `GET /api/destinations` and `hookinbox destinations list`. */
 export interface DestinationStatus {
@@ -23,7 +27,7 @@ export interface DestinationStatus {
   readonly changedAt: string | null;
   readonly circuit: CircuitState;
   readonly circuitOpenUntil: string | null;
-  /** Failed attempts in a row (the circuit breaker's count). */
+  /** Down results in a row: connect, timeout, reset or DNS failures (the circuit breaker's run). */
   readonly failures: number;
   /** Deliveries running now, in every process. */
   readonly inFlight: number;
@@ -55,8 +59,7 @@ function shownUrl(url: string | URL): string {
 }
 
 function circuitOf(row: DestinationStateRow | undefined, now: number): CircuitState {
-  if (!row || row.openUntil === null) return "closed";
-  return row.openUntil > now ? "open" : "probing";
+  return circuitPhase(row?.openUntil ?? null, now);
 }
 
 /**

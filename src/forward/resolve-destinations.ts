@@ -4,6 +4,7 @@ import { parseDuration } from "../config/units.ts";
 import { hookinboxError } from "../errors.ts";
 import type { RetryPolicy } from "../handlers/routes.ts";
 import { standardWebhooksKey } from "../providers/standard-webhooks.ts";
+import { type CircuitPolicy, defaultCircuitPolicy } from "./circuit-policy.ts";
 
 /** One destination ready for the worker. */
 export interface ResolvedDestination {
@@ -21,8 +22,8 @@ export interface ResolvedDestination {
   readonly allowPrivateNetworks: boolean;
   readonly retry: RetryPolicy;
   readonly onDeadLetter: "block" | "continue";
-  /** Null when turned off. */
-  readonly circuitBreaker: { readonly failures: number; readonly cooldownMs: number } | null;
+  /** The circuit breaker's settings (circuit-policy.ts); null when turned off. */
+  readonly circuitBreaker: CircuitPolicy | null;
   /** The lease a forward takes: the timeout plus room for bookkeeping. */
   readonly leaseMs: number;
 }
@@ -31,8 +32,8 @@ type DestinationInput = NonNullable<HookinboxConfig["destinations"]>[string];
 
 /**
  * Resolves one destination: secrets from the environment (each must be a Standard Webhooks
- * secret, `whsec_` + base64), durations, defaults (timeout 15s, concurrency 10, circuit breaker
- * after 5 failures for 30s).
+ * secret, `whsec_` + base64), durations, defaults (timeout 15s, concurrency 10, the circuit
+ * breaker's defaults of circuit-policy.ts).
  *
  * @example
  * ```ts
@@ -77,13 +78,24 @@ export function resolveDestination(
     allowPrivateNetworks: input.allowPrivateNetworks ?? false,
     retry,
     onDeadLetter: input.onDeadLetter ?? "block",
-    circuitBreaker:
-      breaker === false
-        ? null
-        : {
-            failures: breaker?.failures ?? 5,
-            cooldownMs: parseDuration(breaker?.cooldown ?? "30s") ?? 30_000,
-          },
+    circuitBreaker: breaker === false ? null : circuitPolicy(breaker),
     leaseMs: timeoutMs + 10_000,
+  };
+}
+
+type BreakerInput = Exclude<DestinationInput["circuitBreaker"], false>;
+
+/** The breaker's settings: the configured ones over circuit-policy.ts's defaults. */
+function circuitPolicy(input: BreakerInput): CircuitPolicy {
+  const d = defaultCircuitPolicy;
+  const ms = (value: string | number | undefined, fallback: number) =>
+    value === undefined ? fallback : (parseDuration(value) ?? fallback);
+  return {
+    failureRate: input?.failureRate ?? d.failureRate,
+    windowMs: ms(input?.window, d.windowMs),
+    minCalls: input?.minCalls ?? d.minCalls,
+    downInRow: input?.downInRow ?? d.downInRow,
+    cooldownMs: ms(input?.cooldown, d.cooldownMs),
+    trials: input?.trials ?? d.trials,
   };
 }

@@ -6,6 +6,7 @@ import type { Logger } from "../log.ts";
 import type { RunOutcome } from "../queue/run-delivery.ts";
 import type { ClaimedDelivery } from "../store/queue-types.ts";
 import type { Store } from "../store/types.ts";
+import { type CallResult, callResult } from "./circuit-policy.ts";
 import { forwardHeaders } from "./forwarded-headers.ts";
 import { storedHops } from "./hops.ts";
 import type { DestinationClient, PostResult } from "./http-client.ts";
@@ -34,8 +35,6 @@ type Verdict =
       /** Delay the destination asked for (Retry-After), else null for the backoff. */
       readonly afterMs: number | null;
       readonly permanent: boolean;
-      /** Counts against the circuit breaker (the destination looks unavailable). */
-      readonly unavailable: boolean;
     };
 
 /**
@@ -59,7 +58,6 @@ export function verdictOf(result: PostResult, nowMs: number): Verdict {
         message: result.error ?? "refused address",
         afterMs: null,
         permanent: true,
-        unavailable: false,
       };
     return {
       kind: "retry",
@@ -68,7 +66,6 @@ export function verdictOf(result: PostResult, nowMs: number): Verdict {
       message: `${result.errorClass}: ${result.error ?? "no response"}`,
       afterMs: null,
       permanent: false,
-      unavailable: true,
     };
   }
   if (status >= 200 && status < 300) return { kind: "done" };
@@ -82,7 +79,6 @@ export function verdictOf(result: PostResult, nowMs: number): Verdict {
       message: "508 from the destination: it forwards back into hookinbox",
       afterMs: null,
       permanent: true,
-      unavailable: false,
     };
   if (status >= 300 && status < 400)
     return {
@@ -91,7 +87,6 @@ export function verdictOf(result: PostResult, nowMs: number): Verdict {
       message: `${status} redirect to ${result.headers?.location ?? "(no location)"} not followed`,
       afterMs: null,
       permanent: false,
-      unavailable: false,
     };
   const afterMs =
     status === 429 || status === 503 ? retryAfterMs(result.headers?.["retry-after"], nowMs) : null;
@@ -101,7 +96,6 @@ export function verdictOf(result: PostResult, nowMs: number): Verdict {
     message: `status ${status}`,
     afterMs,
     permanent: false,
-    unavailable: status >= 500 || status === 429 || status === 408,
   };
 }
 
@@ -111,7 +105,11 @@ export function verdictOf(result: PostResult, nowMs: number): Verdict {
  * `webhook-id`, `hookinbox-*` headers), then what came back (status, selected headers, the first
  * 4 KB of the body, latency, error class) on the attempt, then done, a retry (backoff or
  * Retry-After), a dead letter, or — on 410 — a disabled destination and an alert, with the
- * delivery waiting for it to be enabled again.
+ * delivery waiting for it to be enabled again. Returns the outcome and what the attempt was to
+ * the circuit breaker (circuit-policy.ts's callResult: null when nothing was sent or it said
+ * nothing about the destination); `beforeEnd` hears it once the answer is in and before the
+ * delivery ends, so that a circuit this answer opens is open before the delivery's slot frees.
+ * A retry after a "down" result is marked to be due at once when the destination's circuit closes.
  *
  * @example
  * ```ts
@@ -124,7 +122,8 @@ export async function runForward(
   client: DestinationClient,
   delivery: ClaimedDelivery,
   signal: AbortSignal,
-): Promise<{ outcome: RunOutcome; ok: boolean | null }> {
+  beforeEnd?: (call: CallResult | null) => Promise<void>,
+): Promise<{ outcome: RunOutcome; call: CallResult | null }> {
   const { store, now } = context;
   const log = context.logger.child({
     deliveryId: delivery.id,
@@ -144,6 +143,7 @@ export async function runForward(
     message: string,
     outcome: "error" | "permanent" | "exhausted",
     retryAt: number | null,
+    circuitWait = false,
   ): Promise<RunOutcome> => {
     const error = hookinboxError(code, message);
     const result = await store.failDelivery({
@@ -153,6 +153,7 @@ export async function runForward(
       retryAt,
       outcome,
       blockKey: destination.onDeadLetter !== "continue",
+      circuitWait,
     });
     return result.dead ? "dead" : "retry";
   };
@@ -166,7 +167,7 @@ export async function runForward(
           "exhausted",
           null,
         ),
-        ok: null,
+        call: null,
       };
     }
     // One more hop than the event had when it arrived (a stored event's headers were checked
@@ -186,7 +187,7 @@ export async function runForward(
           "error",
           now() + retryDelay(destination.retry, delivery.budgetAttempt, context.random),
         ),
-        ok: null,
+        call: null,
       };
     }
     const headers = forwardHeaders(
@@ -209,13 +210,15 @@ export async function runForward(
           : null),
     });
     const verdict = verdictOf(result, now());
+    const call = callResult(result);
+    await beforeEnd?.(call);
     const ms = Math.round(result.latencyMs);
     // The response record and the delivery's new state are queued in the same turn, so SQLite
     // commits them in one group transaction (one fsync, not two).
     if (verdict.kind === "done") {
       await Promise.all([recorded, store.completeDelivery({ ...base, now: now() })]);
       log.info({ outcome: "done", status: result.status, ms }, "forward");
-      return { outcome: "done", ok: true };
+      return { outcome: "done", call };
     }
     if (verdict.kind === "gone") {
       const reason = `410 Gone from the destination (delivery ${delivery.id})`;
@@ -233,7 +236,7 @@ export async function runForward(
         fail(verdict.code, verdict.message, "error", now()),
       ]);
       alertDisabled(context, log, alert);
-      return { outcome, ok: null };
+      return { outcome, call };
     }
     const last = delivery.budgetAttempt >= destination.retry.maxAttempts;
     const retryAt =
@@ -244,17 +247,23 @@ export async function runForward(
             retryDelay(destination.retry, delivery.budgetAttempt, context.random));
     const [, outcome] = await Promise.all([
       recorded,
-      fail(verdict.code, verdict.message, verdict.permanent ? "permanent" : "error", retryAt),
+      fail(
+        verdict.code,
+        verdict.message,
+        verdict.permanent ? "permanent" : "error",
+        retryAt,
+        call === "down",
+      ),
     ]);
     log[outcome === "dead" ? "error" : "warn"](
       { outcome, status: result.status, errorClass: result.errorClass, ms, retryAt },
       "forward",
     );
-    return { outcome, ok: verdict.unavailable ? false : null };
+    return { outcome, call };
   } catch (error) {
     if (isHookinboxError(error, "HOOKINBOX_LEASE_LOST")) {
       log.warn({ outcome: "lease-lost" }, "forward");
-      return { outcome: "lease-lost", ok: null };
+      return { outcome: "lease-lost", call: null };
     }
     throw error;
   }

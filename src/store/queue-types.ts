@@ -113,6 +113,11 @@ export interface FailInput extends CompleteInput {
   readonly outcome: "error" | "permanent" | "exhausted";
   /** When dead-lettered: does the dead delivery keep blocking its ordering key? */
   readonly blockKey: boolean;
+  /**
+   * A retry after the destination looked down (connect, timeout, reset, DNS): marked to be due at
+   * once when the destination's circuit closes, whatever its backoff. Otherwise unmarked.
+   */
+  readonly circuitWait?: boolean;
 }
 
 /** What a failure did: scheduled a retry or dead-lettered. */

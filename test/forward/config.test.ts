@@ -87,4 +87,58 @@ describe("destinations and routes in the config", () => {
     expect(route("std", "deploy", new TextEncoder().encode("not json"))).toEqual(["audit", "ci"]);
     void inbox.close();
   });
+
+  it("circuitBreaker: defaults, every key resolved, unknown keys refused, and the old `failures` refused naming the new keys", () => {
+    const resolved = (circuitBreaker: unknown) => {
+      const inbox = createInbox(
+        {
+          store: "sqlite::memory:",
+          sources,
+          destinations: { app: { ...app, circuitBreaker } },
+        } as HookinboxConfig,
+        { env: {} },
+      );
+      void inbox.close();
+      return inbox.config.destinations.get("app")!.circuitBreaker;
+    };
+    expect(resolved(undefined)).toEqual({
+      failureRate: 0.85,
+      windowMs: 30_000,
+      minCalls: 50,
+      downInRow: 5,
+      cooldownMs: 5_000,
+      trials: 3,
+    });
+    expect(resolved(false)).toBeNull();
+    expect(
+      resolved({
+        failureRate: 0.5,
+        window: "1m",
+        minCalls: 20,
+        downInRow: 3,
+        cooldown: "10s",
+        trials: 1,
+      }),
+    ).toEqual({
+      failureRate: 0.5,
+      windowMs: 60_000,
+      minCalls: 20,
+      downInRow: 3,
+      cooldownMs: 10_000,
+      trials: 1,
+    });
+    const refused = (circuitBreaker: unknown) =>
+      bootError({ destinations: { app: { ...app, circuitBreaker } } });
+    const old = refused({ failures: 5, cooldown: "30s" });
+    expect(old?.code).toBe("HOOKINBOX_CONFIG_INVALID");
+    expect(old?.message).toContain("destinations.app.circuitBreaker.failures");
+    expect(old?.message).toContain("`failures` was replaced: use `downInRow`");
+    expect(old?.message).toContain("`failureRate`, `window`, `minCalls`");
+    expect(refused({ probes: 2 })?.code).toBe("HOOKINBOX_CONFIG_INVALID");
+    expect(refused({ failureRate: 1.5 })?.message).toContain("circuitBreaker.failureRate");
+    expect(refused({ failureRate: 0 })?.message).toContain("circuitBreaker.failureRate");
+    expect(refused({ window: "0s" })?.message).toContain("circuitBreaker.window");
+    expect(refused({ trials: 0 })?.message).toContain("circuitBreaker.trials");
+    expect(refused(true)?.code).toBe("HOOKINBOX_CONFIG_INVALID");
+  });
 });

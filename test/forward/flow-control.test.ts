@@ -4,9 +4,10 @@ import { manualClock, until } from "../helpers/processing.ts";
 import { storeFactories } from "../helpers/stores.ts";
 import { destination, forwardingInbox, receiver } from "./forward-env.ts";
 
-// Flow control per destination: the circuit breaker opens after failures in a row and lets one
-// probe through per cool-down until one succeeds; the concurrency cap and the rate limit hold
-// for two workers sharing the store (across processes on PostgreSQL: see crash.test.ts).
+// Flow control per destination: the circuit breaker opens on its failure rate and lets its trials
+// through per cool-down until they succeed (the breaker in detail: circuit-breaker.test.ts); the
+// concurrency cap and the rate limit hold for two workers sharing the store (across processes on
+// PostgreSQL: see crash.test.ts).
 
 /** Lets the workers poll several times (every 50 ms) before asserting that nothing more came. */
 const idle = () => new Promise((resolve) => setTimeout(resolve, 500));
@@ -14,7 +15,7 @@ const idle = () => new Promise((resolve) => setTimeout(resolve, 500));
 const doneCount = "SELECT count(*) AS n FROM deliveries WHERE status = 'done'";
 
 describe.each(storeFactories())("destination flow control ($name)", (factory) => {
-  it("the circuit opens after 3 failures, probes once per cool-down, and closes on success", async () => {
+  it("the circuit opens at its failure rate, tries one trial per cool-down, and closes when it passes", async () => {
     const failing = 5;
     const app = await receiver((_r, index) => ({ status: index < failing ? 503 : 200 }));
     const env = await forwardingInbox(
@@ -22,7 +23,8 @@ describe.each(storeFactories())("destination flow control ($name)", (factory) =>
       {
         app: destination(app.url, {
           concurrency: 1,
-          circuitBreaker: { failures: 3, cooldown: "1s" },
+          // 100% of at least 3 calls: the 3rd 503 opens it; one trial per cool-down.
+          circuitBreaker: { failureRate: 1, minCalls: 3, cooldown: "1s", trials: 1 },
           retry: { schedule: ["50ms"], jitter: "none", maxAttempts: 20 },
         }),
       },
@@ -35,14 +37,15 @@ describe.each(storeFactories())("destination flow control ($name)", (factory) =>
       const status = await destinationStatus(env.inbox.store, configured, "app", Date.now());
       return status.circuit === "open" ? status : null;
     });
-    expect(open.failures).toBeGreaterThanOrEqual(3);
+    // 503s are failures, not "down": the rate opened it, no run of network failures.
+    expect(open.failures).toBe(0);
     // More work while the circuit is open waits with the rest.
     for (let i = 1; i <= 4; i++) await env.post(`msg_circuit_${i}`, { type: "t" });
     await until(async () => (await env.store.count(doneCount)) === 5, 20_000, "every delivery");
     await worker.stop();
-    // 5 failures (3 to open, then 2 failed probes), then the probe that closes it and the rest.
+    // 5 failures (3 to open, then 2 failed trials), then the trial that closes it and the rest.
     expect(app.requests).toHaveLength(failing + 5);
-    // Once open, one request per cool-down: the probes.
+    // Once open, one request per cool-down: the trials.
     for (let i = 3; i <= failing; i++)
       expect(app.requests[i]!.at - app.requests[i - 1]!.at).toBeGreaterThanOrEqual(1000);
     const ofFirst = app.requests.filter((r) => r.headers["hookinbox-event-id"] === first.eventId);

@@ -143,7 +143,8 @@ export function attemptResponse(
 }
 
 /** The destinations columns `toDestinationState` reads. */
-export const destinationColumns = "name, state, reason, changed_at, failures, open_until";
+export const destinationColumns =
+  "name, state, reason, changed_at, failures, open_until, window_start, window_calls, window_failures, prev_calls, prev_failures, trials_taken, trials_passed, trials_until";
 
 /** A destinations row as both drivers select it. */
 export interface DestinationRow {
@@ -153,23 +154,44 @@ export interface DestinationRow {
   changed_at: number | null;
   failures: number;
   open_until: number | null;
+  window_start: number;
+  window_calls: number;
+  window_failures: number;
+  prev_calls: number;
+  prev_failures: number;
+  trials_taken: number;
+  trials_passed: number;
+  trials_until: number | null;
 }
 
 /**
- * Maps a destinations row to its view.
+ * Maps a destinations row to its view (PostgreSQL's bigints arrive as strings).
  *
  * @example
  * ```ts
- * toDestinationState({ name: "app", state: "active", reason: null, changed_at: null, failures: 0, open_until: null });
+ * toDestinationState(row).openUntil; // null: the circuit is closed
  * ```
  */
 export function toDestinationState(row: DestinationRow): DestinationStateRow {
+  const time = (v: number | string | null) => (v === null ? null : Number(v));
   return {
     name: row.name,
     state: row.state,
     reason: row.reason,
-    changedAt: row.changed_at,
+    changedAt: time(row.changed_at),
     failures: row.failures,
-    openUntil: row.open_until,
+    openUntil: time(row.open_until),
+    window: {
+      start: Number(row.window_start),
+      calls: row.window_calls,
+      failures: row.window_failures,
+      prevCalls: row.prev_calls,
+      prevFailures: row.prev_failures,
+    },
+    trials: {
+      taken: row.trials_taken,
+      passed: row.trials_passed,
+      until: time(row.trials_until),
+    },
   };
 }

@@ -1,7 +1,12 @@
 import type pg from "pg";
 import type { AlertRecord } from "../alert-types.ts";
 import { destinationColumns, toDestinationState } from "../core/views.ts";
-import type { AttemptResponse, DestinationState, DestinationStateRow } from "../forward-types.ts";
+import type {
+  AttemptResponse,
+  CircuitCalls,
+  DestinationState,
+  DestinationStateRow,
+} from "../forward-types.ts";
 import { recordAlertsIn } from "./alert-outbox.ts";
 import { withRetry, withTransaction } from "./connection.ts";
 import { unclaimSql } from "./queue/leases.ts";
@@ -10,7 +15,8 @@ import type { SchemaNames } from "./schema-names.ts";
 /**
  * The destination operations on PostgreSQL (see DestinationStore): each is one statement, so
  * every process sharing the schema sees one state, one circuit and one rate window per
- * destination. Table names are qualified with the store's schema (`schemaNames`).
+ * destination. Table names are qualified with the store's schema (`schemaNames`). `notify` wakes
+ * the workers of every process when a closing circuit made deliveries due.
  *
  * @example
  * ```ts
@@ -18,7 +24,11 @@ import type { SchemaNames } from "./schema-names.ts";
  * await destinations.takeRateSlot("app", 1_700_000_000_000, 50);
  * ```
  */
-export function destinationsPostgres(pool: pg.Pool, t: SchemaNames) {
+export function destinationsPostgres(
+  pool: pg.Pool,
+  t: SchemaNames,
+  notify: () => Promise<void> = async () => undefined,
+) {
   const cols = destinationColumns;
   const query = (text: string, values: unknown[]) =>
     withRetry(() => pool.query(text, values)).then((r) => r.rows);
@@ -45,10 +55,13 @@ export function destinationsPostgres(pool: pg.Pool, t: SchemaNames) {
       const text = `WITH changed AS (
            UPDATE ${t.destinations} SET state = $2, reason = $3, changed_at = $4,
              failures = CASE WHEN $2 = 'active' THEN 0 ELSE failures END,
-             open_until = CASE WHEN $2 = 'active' THEN NULL ELSE open_until END
+             open_until = CASE WHEN $2 = 'active' THEN NULL ELSE open_until END,
+             trials_taken = CASE WHEN $2 = 'active' THEN 0 ELSE trials_taken END,
+             trials_passed = CASE WHEN $2 = 'active' THEN 0 ELSE trials_passed END,
+             trials_until = CASE WHEN $2 = 'active' THEN NULL ELSE trials_until END
            WHERE name = $1 RETURNING ${cols}
          ), woken AS (
-           UPDATE ${t.deliveries} SET run_at = $4, updated_at = $4
+           UPDATE ${t.deliveries} SET run_at = $4, updated_at = $4, circuit_wait = false
            WHERE $2 = 'active' AND status = 'pending' AND target = $1 AND run_at > $4
              AND EXISTS (SELECT 1 FROM changed)
          )
@@ -90,43 +103,144 @@ export function destinationsPostgres(pool: pg.Pool, t: SchemaNames) {
       );
       return rows.length === 1;
     },
-    async takeProbe(name: string, now: number, cooldownMs: number): Promise<boolean> {
-      const at = Math.floor(now);
-      const rows = await query(
-        `UPDATE ${t.destinations} SET open_until = $3
-         WHERE name = $1 AND open_until IS NOT NULL AND open_until <= $2 RETURNING 1`,
-        [name, at, at + cooldownMs],
-      );
-      return rows.length === 1;
-    },
-    async recordCircuit(
+    async recordCalls(
       name: string,
-      ok: boolean,
-      now: number,
-      threshold: number,
-      cooldownMs: number,
+      calls: CircuitCalls,
+      windowStart: number,
+      windowMs: number,
     ): Promise<DestinationStateRow | null> {
-      const rows = ok
-        ? await query(
-            `UPDATE ${t.destinations} SET failures = 0, open_until = NULL WHERE name = $1 RETURNING ${cols}`,
-            [name],
-          )
-        : await query(
-            `UPDATE ${t.destinations} SET failures = failures + 1,
-               open_until = CASE WHEN failures + 1 >= $2 THEN $3 ELSE open_until END
-             WHERE name = $1 RETURNING ${cols}`,
-            [name, threshold, Math.floor(now) + cooldownMs],
-          );
+      // A bucket older than the stored one (a clock behind the others') counts in the stored one.
+      const rows = await query(
+        `UPDATE ${t.destinations} SET
+           prev_calls = CASE WHEN window_start >= $2 THEN prev_calls
+                             WHEN window_start = $2 - $3 THEN window_calls ELSE 0 END,
+           prev_failures = CASE WHEN window_start >= $2 THEN prev_failures
+                                WHEN window_start = $2 - $3 THEN window_failures ELSE 0 END,
+           window_calls = CASE WHEN window_start >= $2 THEN window_calls ELSE 0 END + $4,
+           window_failures = CASE WHEN window_start >= $2 THEN window_failures ELSE 0 END + $5,
+           window_start = GREATEST(window_start, $2),
+           failures = CASE WHEN $7 THEN 0 ELSE failures END + $6
+         WHERE name = $1 RETURNING ${cols}`,
+        [
+          name,
+          Math.floor(windowStart),
+          Math.floor(windowMs),
+          calls.calls,
+          calls.failures,
+          calls.downs,
+          calls.brokeRun,
+        ],
+      );
       return rows[0] ? toDestinationState(rows[0]) : null;
+    },
+    async openCircuit(
+      name: string,
+      until: number,
+      expected: number | null,
+    ): Promise<DestinationStateRow | null> {
+      const rows = await query(
+        `UPDATE ${t.destinations}
+         SET open_until = $2, trials_taken = 0, trials_passed = 0, trials_until = NULL
+         WHERE name = $1 AND open_until IS NOT DISTINCT FROM $3::bigint RETURNING ${cols}`,
+        [name, Math.floor(until), expected === null ? null : Math.floor(expected)],
+      );
+      return rows[0] ? toDestinationState(rows[0]) : null;
+    },
+    async takeTrial(
+      name: string,
+      openUntil: number,
+      now: number,
+      limit: number,
+      holdUntil: number,
+    ): Promise<{ taken: boolean; openUntil: number | null }> {
+      // Lapsed (every unreported trial's hold is over): their slots are free again, passes stay.
+      const rows = await query(
+        `WITH taken AS (
+           UPDATE ${t.destinations} SET
+             trials_taken = CASE WHEN trials_until <= $3 THEN trials_passed ELSE trials_taken END + 1,
+             trials_until = GREATEST(coalesce(trials_until, 0), $5)
+           WHERE name = $1 AND open_until = $2 AND open_until <= $3
+             AND CASE WHEN trials_until <= $3 THEN trials_passed ELSE trials_taken END < $4
+           RETURNING 1
+         )
+         SELECT (SELECT count(*) FROM taken)::int AS taken,
+                (SELECT open_until FROM ${t.destinations} WHERE name = $1) AS open_until`,
+        [name, Math.floor(openUntil), Math.floor(now), limit, Math.floor(holdUntil)],
+      );
+      const row = rows[0];
+      return {
+        taken: row?.taken === 1,
+        openUntil: row?.open_until === null || row === undefined ? null : Number(row.open_until),
+      };
+    },
+    async endTrial(
+      name: string,
+      openUntil: number,
+      passed: boolean,
+    ): Promise<DestinationStateRow | null> {
+      const rows = await query(
+        `UPDATE ${t.destinations} SET
+           trials_passed = trials_passed + CASE WHEN $3 THEN 1 ELSE 0 END,
+           trials_taken = CASE WHEN $3 THEN GREATEST(trials_taken, trials_passed + 1)
+                               ELSE GREATEST(trials_passed, trials_taken - 1) END
+         WHERE name = $1 AND open_until = $2 RETURNING ${cols}`,
+        [name, Math.floor(openUntil), passed],
+      );
+      return rows[0] ? toDestinationState(rows[0]) : null;
+    },
+    async closeCircuit(name: string, openUntil: number, now: number): Promise<number | null> {
+      const rows = await query(
+        `WITH closed AS (
+           UPDATE ${t.destinations} SET open_until = NULL, failures = 0,
+             trials_taken = 0, trials_passed = 0, trials_until = NULL, window_start = 0,
+             window_calls = 0, window_failures = 0, prev_calls = 0, prev_failures = 0
+           WHERE name = $1 AND open_until = $2 RETURNING name
+         ), woken AS (
+           UPDATE ${t.deliveries} SET run_at = LEAST(run_at, $3), circuit_wait = false, updated_at = $3
+           WHERE target = $1 AND status = 'pending' AND circuit_wait AND EXISTS (SELECT 1 FROM closed)
+           RETURNING 1
+         )
+         SELECT (SELECT count(*) FROM closed)::int AS closed, (SELECT count(*) FROM woken)::int AS woken`,
+        [name, Math.floor(openUntil), Math.floor(now)],
+      );
+      if (rows[0]?.closed !== 1) return null;
+      const woken: number = rows[0].woken;
+      if (woken > 0) await notify().catch(() => undefined);
+      return woken;
+    },
+    async wakeCircuitWaiting(name: string, now: number, limit: number): Promise<number> {
+      if (limit <= 0) return 0;
+      const rows = await query(
+        `WITH woken AS (
+           UPDATE ${t.deliveries} SET run_at = $2, updated_at = $2
+           WHERE id IN (SELECT id FROM ${t.deliveries}
+                        WHERE target = $1 AND status = 'pending' AND circuit_wait AND run_at > $2
+                        ORDER BY run_at LIMIT $3)
+             AND status = 'pending'
+           RETURNING 1
+         )
+         SELECT count(*)::int AS n FROM woken`,
+        [name, Math.floor(now), limit],
+      );
+      const woken: number = rows[0]?.n ?? 0;
+      if (woken > 0) await notify().catch(() => undefined);
+      return woken;
     },
     async deferDeliveries(
       workerId: string,
       ids: readonly string[],
       runAt: number,
       now: number,
+      circuit = false,
     ): Promise<number> {
       if (ids.length === 0) return 0;
-      const rows = await query(unclaimSql(t), [ids, workerId, Math.floor(runAt), Math.floor(now)]);
+      const rows = await query(unclaimSql(t, true), [
+        ids,
+        workerId,
+        Math.floor(runAt),
+        Math.floor(now),
+        circuit,
+      ]);
       return rows[0]?.n ?? 0;
     },
     async recordAttemptResponse(

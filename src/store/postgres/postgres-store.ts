@@ -72,7 +72,7 @@ export function openPostgresStore(
   const effects = effectsPostgres(pool, t);
   const replay = replayPostgres(pool, t, notify);
   const leases = leasesPostgres(pool, t);
-  const destinations = destinationsPostgres(pool, t);
+  const destinations = destinationsPostgres(pool, t, notify);
   const audit = auditPostgres(pool, t);
   const outbox = alertOutboxPostgres(pool, t);
   const dashboard = dashboardReadsPostgres(pool, t);
@@ -228,11 +228,20 @@ export function openPostgresStore(
     countRunning: (targets) => run(() => destinations.countRunning(targets)),
     takeRateSlot: (name, windowStart, limit) =>
       run(() => destinations.takeRateSlot(name, windowStart, limit)),
-    takeProbe: (name, now, cooldownMs) => run(() => destinations.takeProbe(name, now, cooldownMs)),
-    recordCircuit: (name, ok, now, threshold, cooldownMs) =>
-      run(() => destinations.recordCircuit(name, ok, now, threshold, cooldownMs)),
-    deferDeliveries: (workerId, ids, runAt, now) =>
-      run(() => destinations.deferDeliveries(workerId, ids, runAt, now)),
+    recordCalls: (name, calls, windowStart, windowMs) =>
+      run(() => destinations.recordCalls(name, calls, windowStart, windowMs)),
+    openCircuit: (name, until, expected) =>
+      run(() => destinations.openCircuit(name, until, expected)),
+    takeTrial: (name, openUntil, now, limit, holdUntil) =>
+      run(() => destinations.takeTrial(name, openUntil, now, limit, holdUntil)),
+    endTrial: (name, openUntil, passed) =>
+      run(() => destinations.endTrial(name, openUntil, passed)),
+    closeCircuit: (name, openUntil, now) =>
+      run(() => destinations.closeCircuit(name, openUntil, now)),
+    wakeCircuitWaiting: (name, now, limit) =>
+      run(() => destinations.wakeCircuitWaiting(name, now, limit)),
+    deferDeliveries: (workerId, ids, runAt, now, circuit) =>
+      run(() => destinations.deferDeliveries(workerId, ids, runAt, now, circuit)),
     recordAttemptResponse: (deliveryId, attempt, response) =>
       run(() => destinations.recordAttemptResponse(deliveryId, attempt, response)),
   };

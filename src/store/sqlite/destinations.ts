@@ -4,7 +4,12 @@ import {
   type DestinationRow,
   toDestinationState,
 } from "../core/views.ts";
-import type { AttemptResponse, DestinationState, DestinationStateRow } from "../forward-types.ts";
+import type {
+  AttemptResponse,
+  CircuitCalls,
+  DestinationState,
+  DestinationStateRow,
+} from "../forward-types.ts";
 
 /**
  * Prepares the destination reads (run on the read connection).
@@ -32,8 +37,8 @@ export function prepareDestinationReads(db: Database.Database) {
 
 /**
  * Prepares the destination writes, each run inside the caller's (group) transaction: state
- * changes, the circuit breaker, the rate window, deferral of claimed deliveries and the attempt's
- * response record.
+ * changes, the circuit breaker's counters (see DestinationStore), the rate window, deferral of
+ * claimed deliveries and the attempt's response record.
  *
  * @example
  * ```ts
@@ -51,12 +56,15 @@ export function prepareDestinationWrites(db: Database.Database) {
   const setState = db.prepare(
     `UPDATE destinations SET state = @state, reason = @reason, changed_at = @now,
        failures = CASE WHEN @state = 'active' THEN 0 ELSE failures END,
-       open_until = CASE WHEN @state = 'active' THEN NULL ELSE open_until END
+       open_until = CASE WHEN @state = 'active' THEN NULL ELSE open_until END,
+       trials_taken = CASE WHEN @state = 'active' THEN 0 ELSE trials_taken END,
+       trials_passed = CASE WHEN @state = 'active' THEN 0 ELSE trials_passed END,
+       trials_until = CASE WHEN @state = 'active' THEN NULL ELSE trials_until END
      WHERE name = @name`,
   );
   // Parked deliveries (deferred while paused) become due at once on resume.
   const wake = db.prepare(
-    `UPDATE deliveries SET run_at = @now, updated_at = @now
+    `UPDATE deliveries SET run_at = @now, updated_at = @now, circuit_wait = 0
      WHERE status = 'pending' AND target = @name AND run_at > @now`,
   );
   const rate = db.prepare(
@@ -64,22 +72,68 @@ export function prepareDestinationWrites(db: Database.Database) {
      SET rate_count = CASE WHEN rate_window = @window THEN rate_count + 1 ELSE 1 END, rate_window = @window
      WHERE name = @name AND (rate_window <> @window OR rate_count < @limit)`,
   );
-  const probe = db.prepare(
-    `UPDATE destinations SET open_until = @until
-     WHERE name = @name AND open_until IS NOT NULL AND open_until <= @now`,
-  );
-  const succeeded = db.prepare(
-    "UPDATE destinations SET failures = 0, open_until = NULL WHERE name = ? AND (failures <> 0 OR open_until IS NOT NULL)",
-  );
-  const failed = db.prepare(
-    `UPDATE destinations SET failures = failures + 1,
-       open_until = CASE WHEN failures + 1 >= @threshold THEN @until ELSE open_until END
+  // A bucket older than the stored one (a clock behind the others') counts in the stored one.
+  const calls = db.prepare(
+    `UPDATE destinations SET
+       prev_calls = CASE WHEN window_start >= @start THEN prev_calls
+                         WHEN window_start = @start - @windowMs THEN window_calls ELSE 0 END,
+       prev_failures = CASE WHEN window_start >= @start THEN prev_failures
+                            WHEN window_start = @start - @windowMs THEN window_failures ELSE 0 END,
+       window_calls = CASE WHEN window_start >= @start THEN window_calls ELSE 0 END + @calls,
+       window_failures = CASE WHEN window_start >= @start THEN window_failures ELSE 0 END + @failures,
+       window_start = max(window_start, @start),
+       failures = CASE WHEN @brokeRun THEN 0 ELSE failures END + @downs
      WHERE name = @name`,
   );
+  const open = db.prepare(
+    `UPDATE destinations SET open_until = @until, trials_taken = 0, trials_passed = 0, trials_until = NULL
+     WHERE name = @name AND open_until IS @expected`,
+  );
+  // Lapsed (every unreported trial's hold is over): their slots are free again, passes stay.
+  const trial = db.prepare(
+    `UPDATE destinations SET
+       trials_taken = CASE WHEN trials_until <= @now THEN trials_passed ELSE trials_taken END + 1,
+       trials_until = max(coalesce(trials_until, 0), @hold)
+     WHERE name = @name AND open_until = @openUntil AND open_until <= @now
+       AND CASE WHEN trials_until <= @now THEN trials_passed ELSE trials_taken END < @limit`,
+  );
+  const openUntilOf = db.prepare<[string], { open_until: number | null }>(
+    "SELECT open_until FROM destinations WHERE name = ?",
+  );
+  const endTrial = db.prepare(
+    `UPDATE destinations SET
+       trials_passed = trials_passed + @passed,
+       trials_taken = CASE WHEN @passed = 1 THEN max(trials_taken, trials_passed + 1)
+                           ELSE max(trials_passed, trials_taken - 1) END
+     WHERE name = @name AND open_until = @openUntil`,
+  );
+  const close = db.prepare(
+    `UPDATE destinations SET open_until = NULL, failures = 0, trials_taken = 0, trials_passed = 0,
+       trials_until = NULL, window_start = 0, window_calls = 0, window_failures = 0, prev_calls = 0,
+       prev_failures = 0
+     WHERE name = @name AND open_until = @openUntil`,
+  );
+  const wakeWaiting = db.prepare(
+    `UPDATE deliveries SET run_at = min(run_at, @now), circuit_wait = 0, updated_at = @now
+     WHERE id IN (SELECT id FROM deliveries INDEXED BY deliveries_circuit_wait
+                  WHERE target = @name AND status = 'pending' AND circuit_wait = 1)`,
+  );
+  const wakeSome = db.prepare(
+    `UPDATE deliveries SET run_at = @now, updated_at = @now
+     WHERE id IN (SELECT id FROM deliveries INDEXED BY deliveries_circuit_wait
+                  WHERE target = @name AND status = 'pending' AND circuit_wait = 1 AND run_at > @now
+                  ORDER BY run_at LIMIT @limit)`,
+  );
+  // Postponed by the breaker: marked to wait for the circuit, unless a close committed since the
+  // caller looked (then due now, unmarked, as the close would have made it).
+  const circuitOpen = `EXISTS (SELECT 1 FROM destinations x
+                       WHERE x.name = deliveries.target AND x.open_until IS NOT NULL)`;
   const defer = db.prepare<[Record<string, unknown>], { id: string; attempt: number }>(
     `UPDATE deliveries
      SET status = 'pending', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
-         run_at = @runAt, updated_at = @now
+         updated_at = @now,
+         run_at = CASE WHEN @circuit = 1 AND NOT (${circuitOpen}) THEN @now ELSE @runAt END,
+         circuit_wait = @circuit = 1 AND (${circuitOpen})
      WHERE id IN (SELECT value FROM json_each(@ids)) AND status = 'running' AND lease_owner = @workerId
      RETURNING id, attempts + 1 AS attempt`,
   );
@@ -111,28 +165,72 @@ export function prepareDestinationWrites(db: Database.Database) {
     takeRateSlot(name: string, windowStart: number, limit: number): boolean {
       return rate.run({ name, window: Math.floor(windowStart), limit }).changes === 1;
     },
-    takeProbe(name: string, now: number, cooldownMs: number): boolean {
-      const at = Math.floor(now);
-      return probe.run({ name, now: at, until: at + cooldownMs }).changes === 1;
-    },
-    recordCircuit(
+    recordCalls(
       name: string,
-      ok: boolean,
-      now: number,
-      threshold: number,
-      cooldownMs: number,
+      counts: CircuitCalls,
+      windowStart: number,
+      windowMs: number,
     ): DestinationStateRow | null {
-      if (ok) succeeded.run(name);
-      else failed.run({ name, threshold, until: Math.floor(now) + cooldownMs });
+      calls.run({
+        name,
+        start: Math.floor(windowStart),
+        windowMs: Math.floor(windowMs),
+        calls: counts.calls,
+        failures: counts.failures,
+        downs: counts.downs,
+        brokeRun: counts.brokeRun ? 1 : 0,
+      });
       return current(name);
     },
-    deferDeliveries(workerId: string, ids: readonly string[], runAt: number, now: number): number {
+    openCircuit(name: string, until: number, expected: number | null): DestinationStateRow | null {
+      const at = expected === null ? null : Math.floor(expected);
+      if (open.run({ name, until: Math.floor(until), expected: at }).changes === 0) return null;
+      return current(name);
+    },
+    takeTrial(
+      name: string,
+      openUntil: number,
+      now: number,
+      limit: number,
+      holdUntil: number,
+    ): { taken: boolean; openUntil: number | null } {
+      const taken =
+        trial.run({
+          name,
+          openUntil: Math.floor(openUntil),
+          now: Math.floor(now),
+          limit,
+          hold: Math.floor(holdUntil),
+        }).changes === 1;
+      return { taken, openUntil: openUntilOf.get(name)?.open_until ?? null };
+    },
+    endTrial(name: string, openUntil: number, passed: boolean): DestinationStateRow | null {
+      const at = Math.floor(openUntil);
+      if (endTrial.run({ name, openUntil: at, passed: passed ? 1 : 0 }).changes === 0) return null;
+      return current(name);
+    },
+    closeCircuit(name: string, openUntil: number, now: number): number | null {
+      if (close.run({ name, openUntil: Math.floor(openUntil) }).changes === 0) return null;
+      return wakeWaiting.run({ name, now: Math.floor(now) }).changes;
+    },
+    wakeCircuitWaiting(name: string, now: number, limit: number): number {
+      if (limit <= 0) return 0;
+      return wakeSome.run({ name, now: Math.floor(now), limit }).changes;
+    },
+    deferDeliveries(
+      workerId: string,
+      ids: readonly string[],
+      runAt: number,
+      now: number,
+      circuit = false,
+    ): number {
       if (ids.length === 0) return 0;
       const rows = defer.all({
         workerId,
         ids: JSON.stringify(ids),
         runAt: Math.floor(runAt),
         now: Math.floor(now),
+        circuit: circuit ? 1 : 0,
       });
       for (const row of rows) dropAttempt.run(row.id, row.attempt);
       return rows.length;

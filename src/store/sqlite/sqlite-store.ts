@@ -465,11 +465,16 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return read((current) => current.destinations.countRunning(targets));
     },
     takeRateSlot: (name, windowStart, limit) => write("takeRateSlot", name, windowStart, limit),
-    takeProbe: (name, at, cooldownMs) => write("takeProbe", name, at, cooldownMs),
-    recordCircuit: (name, ok, at, threshold, cooldownMs) =>
-      write("recordCircuit", name, ok, at, threshold, cooldownMs),
-    deferDeliveries: (workerId, ids, runAt, at) =>
-      write("deferDeliveries", workerId, ids, runAt, at),
+    recordCalls: (name, calls, windowStart, windowMs) =>
+      write("recordCalls", name, calls, windowStart, windowMs),
+    openCircuit: (name, until, expected) => write("openCircuit", name, until, expected),
+    takeTrial: (name, openUntil, at, limit, holdUntil) =>
+      write("takeTrial", name, openUntil, at, limit, holdUntil),
+    endTrial: (name, openUntil, passed) => write("endTrial", name, openUntil, passed),
+    closeCircuit: (name, openUntil, at) => write("closeCircuit", name, openUntil, at),
+    wakeCircuitWaiting: (name, at, limit) => write("wakeCircuitWaiting", name, at, limit),
+    deferDeliveries: (workerId, ids, runAt, at, circuit) =>
+      write("deferDeliveries", workerId, ids, runAt, at, circuit),
     async recordAttemptResponse(deliveryId, attempt, response) {
       await write("recordAttemptResponse", deliveryId, attempt, response);
     },

@@ -12,13 +12,15 @@ const maxStack = 8000;
 /**
  * A retry: each of the deliveries `$1`…`$4` (endingInputsSql) whose lease the caller still holds
  * is pending again at `$9`, its attempt ends as `$6`. Its key keeps it as head (nothing wakes)
- * and its event stays pending. `$5` message, `$7` stack, `$8` unused here. Returns `id, worker,
- * attempt`.
+ * and its event stays pending; `$10` is its circuit_wait mark (a "down" failure: due at once
+ * when the destination's circuit closes). `$5` message, `$7` stack, `$8` unused here. Returns
+ * `id, worker, attempt`.
  */
 const retrySql = (t: SchemaNames) => `
   WITH ending AS (
     UPDATE ${t.deliveries} d SET status = 'pending', run_at = $9::bigint, lease_owner = NULL,
-           lease_expires_at = NULL, last_error = $5::text, updated_at = i.now
+           lease_expires_at = NULL, last_error = $5::text, updated_at = i.now,
+           circuit_wait = $10::boolean
     FROM ${endingInputsSql} AS i(id, worker, attempt, now)
     WHERE d.id = i.id AND d.status = 'running' AND d.lease_owner = i.worker AND d.attempts = i.attempt
     RETURNING d.id, i.worker, i.attempt, i.now
@@ -32,8 +34,8 @@ const retrySql = (t: SchemaNames) => `
 /**
  * A dead letter: each of the deliveries `$1`…`$4` whose lease the caller still holds is dead, its
  * attempt ends as `$6`; it keeps blocking its key when `$8` and it has one, otherwise the key's
- * next head wakes. The events' status follows. `$5` message, `$7` stack, `$9` unused here.
- * Returns `id, worker, attempt`.
+ * next head wakes. The events' status follows. `$5` message, `$7` stack, `$9` and `$10` unused
+ * here. Returns `id, worker, attempt`.
  */
 const deadSql = (t: SchemaNames) => `
   WITH ending AS (
@@ -77,6 +79,7 @@ export async function failPostgres(
     input.error.stack?.slice(0, maxStack) ?? null,
     input.blockKey,
     input.retryAt === null ? null : Math.floor(input.retryAt),
+    input.circuitWait === true,
   ];
   const { ended } = await endAttempts(pool, t, [input], dead ? deadSql(t) : retrySql(t), values);
   if (!ended.has(endingKey(input))) throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);

@@ -6,23 +6,34 @@ import type { SchemaNames } from "../schema-names.ts";
 /**
  * Hands claimed deliveries back unrun (`$1` ids, `$2` the worker holding them): pending again at
  * `$3`, their attempt undone (the count and the attempt row), `updated_at = $4`; returns `n`, how
- * many. Releasing at shutdown and deferring for a destination's limits both use it.
+ * many. Releasing at shutdown and deferring for a destination's limits both use it. A deferral
+ * (`deferral`) also takes `$5`, postponed by the circuit breaker: then each delivery is marked to
+ * wait for its destination's circuit, unless that circuit is closed by now (a close that
+ * committed after the caller looked), in which case it is due at `$4`, unmarked.
  *
  * @example
  * ```ts
  * await pool.query(unclaimSql(t), [ids, workerId, runAt, now]);
  * ```
  */
-export const unclaimSql = (t: SchemaNames) => `
+export const unclaimSql = (t: SchemaNames, deferral = false) => {
+  const waits = `$5::boolean AND EXISTS (SELECT 1 FROM ${t.destinations} x
+                   WHERE x.name = d.target AND x.open_until IS NOT NULL)`;
+  const runAt = deferral
+    ? `run_at = CASE WHEN $5::boolean AND NOT (${waits}) THEN $4::bigint ELSE $3::bigint END,
+           circuit_wait = ${waits}`
+    : "run_at = $3";
+  return `
   WITH unclaimed AS (
-    UPDATE ${t.deliveries} SET status = 'pending', attempts = attempts - 1, lease_owner = NULL,
-           lease_expires_at = NULL, run_at = $3, updated_at = $4
+    UPDATE ${t.deliveries} d SET status = 'pending', attempts = attempts - 1, lease_owner = NULL,
+           lease_expires_at = NULL, updated_at = $4, ${runAt}
     WHERE id = ANY($1::text[]) AND status = 'running' AND lease_owner = $2
     RETURNING id, attempts + 1 AS attempt
   ), dropped AS (
     DELETE FROM ${t.attempts} a USING unclaimed u WHERE a.delivery_id = u.id AND a.attempt = u.attempt
   )
   SELECT count(*)::int AS n FROM unclaimed`;
+};
 
 /**
  * The lease operations: heartbeat, release of unstarted claims, rescue of expired leases, and

@@ -5,7 +5,7 @@ import { prepareFinishAttempt } from "./end-attempt.ts";
 const retrySql = `
   UPDATE deliveries
   SET status = 'pending', run_at = @retryAt, lease_owner = NULL, lease_expires_at = NULL,
-      last_error = @message, updated_at = @now
+      last_error = @message, updated_at = @now, circuit_wait = @circuitWait
   WHERE id = @deliveryId`;
 
 const deadSql = `
@@ -20,7 +20,8 @@ const maxStack = 8000;
 
 /**
  * Prepares the end of a failed attempt: a retry at `retryAt` (the delivery stays the head of its
- * key, so the key waits for it), or a dead letter (`retryAt` null) that either keeps blocking
+ * key, so the key waits for it; `circuitWait` marks it for its destination's closing circuit),
+ * or a dead letter (`retryAt` null) that either keeps blocking
  * its key (`blockKey`) or lets the key's next head run.
  *
  * @example
@@ -39,7 +40,13 @@ export function prepareFailDelivery(db: Database.Database): (input: FailInput) =
     const message = input.error.message.slice(0, maxMessage);
     const error = { message, stack: input.error.stack?.slice(0, maxStack) ?? null };
     if (input.retryAt !== null) {
-      retry.run({ deliveryId: input.deliveryId, retryAt: Math.floor(input.retryAt), message, now });
+      retry.run({
+        deliveryId: input.deliveryId,
+        retryAt: Math.floor(input.retryAt),
+        message,
+        now,
+        circuitWait: input.circuitWait === true ? 1 : 0,
+      });
       finish.endAttempt(input, input.outcome, error);
       return { dead: false };
     }
