@@ -19,14 +19,14 @@
 // database per run, dropped after.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { eventPoster } from "./forward/post-events.ts";
 import type { ServerUnderTest } from "./ingest/servers.ts";
 import { createDatabase, databaseUrl, dropDatabase } from "./postgres/db.ts";
 import { startHookinboxPostgres } from "./postgres/servers.ts";
-import { percentiles, repoRoot, type SignedEvent, signedEvents } from "./queue-events.ts";
+import { percentiles, repoRoot, signedEvents } from "./queue-events.ts";
 
 const { values } = parseArgs({
   options: {
@@ -125,44 +125,7 @@ async function freshStore(dir: string): Promise<{ url: string; drop(): Promise<v
 
 // ---- the client (this process) ----
 
-const agent = new Agent({ keepAlive: true, maxSockets: 50 });
-
-function post(url: string, event: SignedEvent): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: "POST",
-        agent,
-        headers: {
-          "content-type": "application/json",
-          "content-length": event.body.byteLength,
-          "stripe-signature": event.signature,
-          "x-bench-id": event.id,
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on("error", reject);
-    req.end(event.body);
-  });
-}
-
-async function postAll(url: string, events: readonly SignedEvent[]): Promise<number> {
-  let next = 0;
-  let non200 = 0;
-  await Promise.all(
-    Array.from({ length: 50 }, async () => {
-      while (next < events.length) {
-        if ((await post(url, events[next++]!)) !== 200) non200++;
-      }
-    }),
-  );
-  return non200;
-}
+const { post, postAll, close: closePoster } = eventPoster(50);
 
 // ---- the scenarios ----
 
@@ -312,6 +275,6 @@ try {
   }
   console.log(`BREAKER_RESULT ${JSON.stringify({ store: STORE, flakyResults, outageResults })}`);
 } finally {
-  agent.destroy();
+  closePoster();
   rmSync(work, { recursive: true, force: true });
 }

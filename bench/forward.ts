@@ -20,10 +20,10 @@
 // database per run, dropped after.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { eventPoster } from "./forward/post-events.ts";
 import type { ServerUnderTest } from "./ingest/servers.ts";
 import { createDatabase, databaseUrl, dropDatabase } from "./postgres/db.ts";
 import { startHookinboxPostgres } from "./postgres/servers.ts";
@@ -116,46 +116,7 @@ function startGateway(dir: string, store: string, destinationUrl: string) {
 
 // ---- the client (this process) ----
 
-const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
-
-function post(url: string, event: SignedEvent): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: "POST",
-        agent,
-        headers: {
-          "content-type": "application/json",
-          "content-length": event.body.byteLength,
-          "stripe-signature": event.signature,
-          "x-bench-id": event.id,
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on("error", reject);
-    req.end(event.body);
-  });
-}
-
-/** Posts every event with IN_FLIGHT at once; returns the non-200 answers. */
-async function postAll(url: string, events: readonly SignedEvent[]): Promise<number> {
-  let next = 0;
-  let non200 = 0;
-  await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < events.length) {
-        const status = await post(url, events[next++]!);
-        if (status !== 200) non200++;
-      }
-    }),
-  );
-  return non200;
-}
+const { post, postAll, close: closePoster } = eventPoster(IN_FLIGHT);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -285,6 +246,6 @@ try {
     console.log(`FORWARD_RESULT ${JSON.stringify(result)}`);
   }
 } finally {
-  agent.destroy();
+  closePoster();
   rmSync(work, { recursive: true, force: true });
 }

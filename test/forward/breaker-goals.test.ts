@@ -12,22 +12,12 @@ import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.ts";
 import { until } from "../helpers/processing.ts";
 import type { ReceivedRequest } from "../helpers/receiver.ts";
+import { seeded } from "../helpers/seeded.ts";
 import { storeFactories, type TestStore } from "../helpers/stores.ts";
 import { startTcpProxy } from "../helpers/tcp-proxy.ts";
 import { destination, forwardingInbox, onCleanup, receiver } from "./forward-env.ts";
 
 const doneCount = "SELECT count(*) AS n FROM deliveries WHERE status = 'done'";
-
-/** mulberry32: the same failures every run. */
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Real time plus whatever the test skipped. */
 function skippingClock() {

@@ -6,6 +6,7 @@ import type { GatewayProcess } from "../helpers/gateway-process.ts";
 import { freshDatabase } from "../helpers/postgres.ts";
 import { until } from "../helpers/processing.ts";
 import type { Receiver } from "../helpers/receiver.ts";
+import { seeded } from "../helpers/seeded.ts";
 import { secrets } from "../helpers/signers.ts";
 import { schemaPool } from "../helpers/stores.ts";
 import { tempDir } from "../helpers/temp.ts";
@@ -32,17 +33,6 @@ afterEach(async () => {
   await Promise.all([...processes].map(killHard));
   processes.clear();
 });
-
-/** A deterministic PRNG (mulberry32), so a failing run can be replayed. */
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A receiver failing 20% of requests at random (500), recording the webhook-ids it accepted. */
 async function flakyApp(seed: number) {
