@@ -373,13 +373,12 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     internalError,
     handleWebhook,
     async handle(request) {
-      let response: InboxResponse;
       try {
-        response = await routeRequest(request);
+        return finish(request, await routeRequest(request));
       } catch (error) {
-        response = internalError(error, request);
+        // internalError ends in finish itself.
+        return internalError(error, request);
       }
-      return finish(request, response);
     },
     upkeep() {
       upkeep ??= startRetention({

@@ -125,15 +125,11 @@ export function forwardHeaders(
  * ```
  */
 export function typeHeaderValue(type: string): string {
-  if (/^[\x21-\x24\x26-\x7e]*$/.test(type)) return type;
-  let value = "";
-  for (const byte of Buffer.from(type, "utf8")) {
-    value +=
-      byte >= 0x21 && byte <= 0x7e && byte !== 0x25
-        ? String.fromCharCode(byte)
-        : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
-  }
-  return value;
+  // encodeURIComponent writes each UTF-8 byte of a run as %XX; a lone surrogate, which it
+  // refuses, becomes U+FFFD first through a UTF-8 round trip.
+  return type.replace(/[^\x21-\x24\x26-\x7e]+/g, (run) =>
+    encodeURIComponent(Buffer.from(run, "utf8").toString("utf8")),
+  );
 }
 
 /** Response headers kept on the attempt record. */
