@@ -39,19 +39,25 @@ export function eventPoster(inFlight: number) {
     });
   }
 
-  /** Posts every event with `inFlight` at once; returns the non-200 answers. */
-  async function postAll(url: string, events: readonly SignedEvent[]): Promise<number> {
+  /** Posts every event with `inFlight` at once; returns the ids answered 200. */
+  async function postAllAcked(url: string, events: readonly SignedEvent[]): Promise<string[]> {
     let next = 0;
-    let non200 = 0;
+    const acked: string[] = [];
     await Promise.all(
       Array.from({ length: inFlight }, async () => {
         while (next < events.length) {
-          if ((await post(url, events[next++]!)) !== 200) non200++;
+          const event = events[next++]!;
+          if ((await post(url, event)) === 200) acked.push(event.id);
         }
       }),
     );
-    return non200;
+    return acked;
   }
 
-  return { post, postAll, close: () => agent.destroy() };
+  /** Posts every event with `inFlight` at once; returns the non-200 answers. */
+  async function postAll(url: string, events: readonly SignedEvent[]): Promise<number> {
+    return events.length - (await postAllAcked(url, events)).length;
+  }
+
+  return { post, postAll, postAllAcked, close: () => agent.destroy() };
 }
