@@ -224,6 +224,37 @@ const registry = {
     message: "The handler ran past its timeout; its signal was aborted",
   },
   HOOKINBOX_UNKNOWN_TARGET: { status: 400, message: "Unknown target" },
+  // Prisma inside ctx.transaction (hookinbox/prisma)
+  HOOKINBOX_PRISMA_NO_TRANSACTION: {
+    status: 500,
+    message:
+      "withPrisma needs the tx of a ctx.transaction that is still running: call it inside ctx.transaction's callback with that tx",
+  },
+  HOOKINBOX_PRISMA_NOT_JOINABLE: {
+    status: 500,
+    message:
+      "This PrismaClient's adapter cannot join a delivery's transaction: build it with new PrismaPg(joinablePool(pg, config)), or joinableSqlite(PrismaBetterSqlite3, config) on SQLite",
+  },
+  HOOKINBOX_PRISMA_PG_MISMATCH: {
+    status: 500,
+    message:
+      "The pool comes from another copy of pg than the one @prisma/adapter-pg loads, so PrismaPg would open its own: give joinablePool the pg that @prisma/adapter-pg resolves (npm dedupe pg)",
+  },
+  HOOKINBOX_PRISMA_OUTSIDE_TRANSACTION: {
+    status: 500,
+    message:
+      "A Prisma query came for a delivery transaction that has ended: await every Prisma call inside withPrisma's callback, on its db",
+  },
+  HOOKINBOX_PRISMA_DIALECT_MISMATCH: {
+    status: 500,
+    message:
+      "The PrismaClient's database is not the store's: use a PostgreSQL PrismaClient with a PostgreSQL store, a SQLite one with a SQLite store",
+  },
+  HOOKINBOX_PRISMA_SQLITE_UNSUPPORTED: {
+    status: 500,
+    message:
+      'Prisma cannot join a SQLite store whose writer runs in a thread: use writer "inline", a PostgreSQL store, or tx.query',
+  },
   // forwarding to destinations (attempt errors carry the code in their message)
   HOOKINBOX_DESTINATION_NOT_FOUND: { status: 404, message: "No such destination" },
   HOOKINBOX_DESTINATION_LOOP: {
