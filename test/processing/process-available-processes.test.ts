@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createInbox } from "../../src/inbox.ts";
 import type { ProcessAvailableResult } from "../../src/queue/process-available.ts";
 import { storeFactories } from "../helpers/stores.ts";
-import { acceptEvents, fuzzConfig, handledTable } from "./fixtures/fuzz-config.ts";
+import { seedFuzzEvents } from "./fixtures/fuzz-config.ts";
 import { runToExit } from "./fixtures/run-child.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -18,14 +17,10 @@ describe.each(storeFactories())("processAvailable in concurrent processes ($name
   }, async () => {
     const store = await factory.open();
     cleanups.push(() => store.cleanup());
-    const inbox = createInbox(fuzzConfig(store.url), { env: {} });
-    await inbox.ready();
-    await store.exec(handledTable);
-    await acceptEvents(
-      inbox,
+    await seedFuzzEvents(
+      store,
       Array.from({ length: deliveries }, (_, i) => `msg_proc_${i}`),
     );
-    await inbox.close();
 
     // Three invocations at once (cron runs that overlap, or three serverless instances).
     const runs = await Promise.all(

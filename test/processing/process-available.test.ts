@@ -1,12 +1,11 @@
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { PermanentError } from "../../src/handlers/errors.ts";
-import { createInbox } from "../../src/inbox.ts";
 import { createLogger } from "../../src/log.ts";
 import type { ProcessAvailableResult } from "../../src/queue/process-available.ts";
 import { manualClock, processingInbox } from "../helpers/processing.ts";
 import { storeFactories } from "../helpers/stores.ts";
-import { acceptEvents, fuzzConfig, handledTable } from "./fixtures/fuzz-config.ts";
+import { seedFuzzEvents } from "./fixtures/fuzz-config.ts";
 import { runToExit } from "./fixtures/run-child.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -204,14 +203,10 @@ describe.each(storeFactories())("inbox.processAvailable ($name)", (factory) => {
     async (writer) => {
       const store = await factory.open();
       cleanups.push(() => store.cleanup());
-      const inbox = createInbox(fuzzConfig(store.url), { env: {} });
-      await inbox.ready();
-      await store.exec(handledTable);
-      await acceptEvents(
-        inbox,
+      await seedFuzzEvents(
+        store,
         Array.from({ length: 20 }, (_, i) => `msg_exit_${i}`),
       );
-      await inbox.close();
 
       // Nothing kills the child: the test waits for it to end by itself.
       const run = await runToExit("process-available-child.ts", [store.url, "60000", writer]);
