@@ -27,9 +27,16 @@ describe.each(storeFactories())("inbox.processAvailable ($name)", (factory) => {
     return { ...env, store };
   }
 
-  it("runs what is due and counts done, retried and dead exactly; nothing remains", async () => {
+  it("runs what is due and counts done, retried and dead exactly, the dead letter alerted before it returns; nothing remains", async () => {
     const ran: string[] = [];
+    const alerted: string[] = [];
     const env = await setup({
+      alerts: {
+        onDeadLetter: async (alert: { deliveryId: string }) => {
+          await sleep(50);
+          alerted.push(alert.deliveryId);
+        },
+      },
       handlers: {
         "std:ok": async (event: { dedupKey: string }) => {
           ran.push(event.dedupKey);
@@ -50,6 +57,10 @@ describe.each(storeFactories())("inbox.processAvailable ($name)", (factory) => {
     expect(result).toEqual(counted({ done: 3, retried: 2, dead: 1 }));
     expect(ran.sort()).toEqual(["msg_ok_0", "msg_ok_1", "msg_ok_2"]);
     expect(await env.store.count("SELECT count(*) AS n FROM attempts")).toBe(6);
+    expect(alerted).toHaveLength(1);
+    expect(
+      await env.store.count("SELECT count(*) AS n FROM deliveries WHERE alerted_at IS NOT NULL"),
+    ).toBe(1);
     expect(
       await env.store.count("SELECT count(*) AS n FROM deliveries WHERE status = 'pending'"),
     ).toBe(2);
