@@ -219,3 +219,23 @@ describe.each(storeFactories())("inbox.processAvailable ($name)", (factory) => {
     },
   );
 });
+
+describe("inbox.processAvailable options", () => {
+  it("refuses options out of range with HOOKINBOX_PROCESS_OPTIONS_INVALID, before claiming anything", async () => {
+    const env = processingInbox({ handlers: { "std:*": async () => undefined } });
+    cleanups.push(env.cleanup);
+    await env.post("msg_untouched", { type: "x" });
+    for (const options of [
+      { maxMs: -1 },
+      { graceMs: Number.NaN },
+      { concurrency: 0 },
+      { concurrency: 1.5 },
+      { eventIds: "evt_1" as unknown as string[] },
+    ]) {
+      await expect(env.inbox.processAvailable(options)).rejects.toMatchObject({
+        code: "HOOKINBOX_PROCESS_OPTIONS_INVALID",
+      });
+    }
+    expect(await env.inbox.store.countDue({ now: Date.now() })).toBe(1);
+  });
+});
