@@ -255,6 +255,11 @@ const registry = {
     message:
       'Prisma cannot join a SQLite store whose writer runs in a thread: use writer "inline", a PostgreSQL store, or tx.query',
   },
+  HOOKINBOX_PROCESS_OPTIONS_INVALID: {
+    status: 500,
+    message:
+      "processAvailable options are invalid: maxMs and graceMs are ms >= 0, concurrency an integer >= 1, eventIds an array of event ids",
+  },
   // forwarding to destinations (attempt errors carry the code in their message)
   HOOKINBOX_DESTINATION_NOT_FOUND: { status: 404, message: "No such destination" },
   HOOKINBOX_DESTINATION_LOOP: {

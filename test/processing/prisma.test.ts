@@ -121,7 +121,7 @@ function inboxWith(store: TestStore, handler: OrderHandler, sqliteWriter?: "inli
   );
   cleanups.push(env.cleanup);
   const worker = env.inbox.startWorker();
-  cleanups.push(() => worker.stop(5_000));
+  cleanups.push(async () => void (await worker.stop(5_000)));
   return { env, worker };
 }
 
