@@ -223,6 +223,19 @@ const registry = {
     status: 500,
     message: "The handler ran past its timeout; its signal was aborted",
   },
+  HOOKINBOX_SQL_VALUE_UNDEFINED: {
+    status: 500,
+    message: "A tx.sql value is undefined; pass null for SQL NULL",
+  },
+  HOOKINBOX_SQL_VALUE_UNSUPPORTED: {
+    status: 500,
+    message:
+      "A tx.sql value is not a string, number, bigint, boolean, Date, Uint8Array or null; JSON.stringify an object",
+  },
+  HOOKINBOX_SQL_NOT_TEMPLATE: {
+    status: 500,
+    message: "tx.sql was called as a function; write it as a tag, tx.sql`…`, or use tx.query",
+  },
   HOOKINBOX_UNKNOWN_TARGET: { status: 400, message: "Unknown target" },
   // forwarding to destinations (attempt errors carry the code in their message)
   HOOKINBOX_DESTINATION_NOT_FOUND: { status: 404, message: "No such destination" },

@@ -50,6 +50,7 @@ export { type PubsubMessage, pubsubMessage } from "./providers/pubsub.ts";
 // The source helpers, one per provider: stripe({ secrets }), github(…), … (derived from the registry).
 export * from "./providers/registry.ts";
 export type { Worker } from "./queue/worker.ts";
+export type { SqlValue } from "./store/core/sql-template.ts";
 export type {
   AttemptView,
   DeadLetterAlert,
