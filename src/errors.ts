@@ -30,6 +30,15 @@ const registry = {
     status: 500,
     message: "The request body was consumed before hookinbox could read its raw bytes",
   },
+  HOOKINBOX_LAMBDA_EVENT_INVALID: {
+    status: 500,
+    message:
+      "The Lambda event is not an HTTP request hookinbox reads; invoke it through a function URL or an HTTP API with payload format 2.0",
+  },
+  HOOKINBOX_LAMBDA_BODY_INVALID: {
+    status: 400,
+    message: "The Lambda event's body is marked base64 but is not valid base64; nothing was stored",
+  },
   // ingest: signature verification (one code per way a signature can be wrong)
   HOOKINBOX_SIGNATURE_MISSING: { status: 400, message: "Signature header is missing" },
   HOOKINBOX_SIGNATURE_MALFORMED: { status: 400, message: "Signature header is malformed" },
