@@ -135,3 +135,40 @@ export function eventBody(event: LambdaHttpEvent, limit: number): EventBody {
   }
   return { kind: "bytes", bytes };
 }
+
+/** What a scheduled drain may spend: the options `processAvailable` gets. */
+export interface DrainBudget {
+  readonly maxMs: number;
+  readonly graceMs: number;
+  readonly concurrency?: number;
+}
+
+/** processAvailable's own defaults, which the cap below must know. */
+const drainDefaults = { maxMs: 10_000, graceMs: 5_000 };
+
+/** Kept between the drain's end and Lambda's: logging the summary and returning it. */
+export const drainMarginMs = 1_000;
+
+/**
+ * The budget of one scheduled invocation: `maxMs` (default 10 s) capped so that the call, its
+ * grace and a second of margin end before Lambda stops the invocation (never below 0).
+ *
+ * @example
+ * ```ts
+ * drainBudget(60_000, { maxMs: 120_000, graceMs: 5_000 }); // { maxMs: 54_000, graceMs: 5_000 }
+ * ```
+ */
+export function drainBudget(
+  remainingMs: number | undefined,
+  options: { maxMs?: number; graceMs?: number; concurrency?: number },
+): DrainBudget {
+  const graceMs = options.graceMs ?? drainDefaults.graceMs;
+  const wanted = options.maxMs ?? drainDefaults.maxMs;
+  const cap =
+    remainingMs === undefined ? wanted : Math.max(0, remainingMs - graceMs - drainMarginMs);
+  return {
+    maxMs: Math.min(wanted, cap),
+    graceMs,
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+  };
+}

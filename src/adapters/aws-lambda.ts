@@ -1,6 +1,8 @@
 import { isHookinboxError } from "../errors.ts";
 import type { Inbox } from "../inbox.ts";
+import type { ProcessAvailableResult } from "../queue/process-available.ts";
 import {
+  drainBudget,
   eventBody,
   type LambdaContext,
   type LambdaHttpEvent,
@@ -9,6 +11,7 @@ import {
 } from "./aws-lambda-event.ts";
 import { toFetchHandler } from "./fetch.ts";
 
+export type { ProcessAvailableResult } from "../queue/process-available.ts";
 export type { LambdaContext, LambdaHttpEvent, LambdaHttpResult } from "./aws-lambda-event.ts";
 
 /** Options of `lambdaHandler`. */
@@ -154,4 +157,63 @@ function toInternal(inbox: Inbox, error: unknown, event: LambdaHttpEvent): Respo
     url: event.rawPath,
   });
   return new Response(answer.body, { status: answer.status, headers: answer.headers });
+}
+
+/** Options of `lambdaScheduledHandler`. */
+export interface LambdaScheduledOptions {
+  /** Stop claiming after this long (default 10 000 ms), capped by the invocation's time left. */
+  readonly maxMs?: number;
+  /** How long running handlers may finish after `maxMs` (default 5 000 ms). */
+  readonly graceMs?: number;
+  /** Handlers run at once (default `worker.concurrency`). */
+  readonly concurrency?: number;
+}
+
+/** A Lambda handler for a schedule: what one drain did. */
+export type LambdaScheduledHandler = (
+  event: unknown,
+  context: LambdaContext,
+) => Promise<ProcessAvailableResult>;
+
+/**
+ * A Lambda handler for an EventBridge schedule (e.g. `rate(1 minute)`) that runs the due
+ * deliveries with `inbox.processAvailable`: `maxMs` is capped at the invocation's time left
+ * minus `graceMs` and a second, so the drain and its grace end before Lambda stops it. Logs the
+ * summary as one JSON line and returns it. The event itself is not read.
+ *
+ * @example
+ * ```ts
+ * import { createInbox } from "hookinbox";
+ * import { lambdaScheduledHandler } from "hookinbox/aws-lambda";
+ *
+ * export const drain = lambdaScheduledHandler(
+ *   () => createInbox({ store: process.env.DATABASE_URL, sources: {}, handlers: {} }),
+ *   { maxMs: 50_000, graceMs: 5_000 },
+ * );
+ * ```
+ */
+export function lambdaScheduledHandler(
+  inbox: Inbox | (() => Inbox),
+  options: LambdaScheduledOptions = {},
+): LambdaScheduledHandler {
+  let opened: Inbox | undefined;
+  return async (_event, context) => {
+    opened ??= typeof inbox === "function" ? inbox() : inbox;
+    const remainingMs =
+      typeof context?.getRemainingTimeInMillis === "function"
+        ? context.getRemainingTimeInMillis()
+        : undefined;
+    const budget = drainBudget(remainingMs, options);
+    const summary = await opened.processAvailable(budget);
+    console.log(
+      JSON.stringify({
+        msg: "hookinbox: scheduled drain",
+        ...summary,
+        maxMs: budget.maxMs,
+        graceMs: budget.graceMs,
+        ...(context?.awsRequestId ? { requestId: context.awsRequestId } : {}),
+      }),
+    );
+    return summary;
+  };
 }

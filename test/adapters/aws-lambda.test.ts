@@ -2,8 +2,10 @@
 // signed by the `stripe` package, answered through the fetch adapter and stored byte for byte,
 // on every store; the event shapes it refuses (REST API v1, ALB, anything else) answer 500.
 import Stripe from "stripe";
-import { afterEach, describe, expect, it } from "vitest";
-import { lambdaHandler } from "../../src/adapters/aws-lambda.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { lambdaHandler, lambdaScheduledHandler } from "../../src/adapters/aws-lambda.ts";
+import { drainBudget } from "../../src/adapters/aws-lambda-event.ts";
+import type { Handler } from "../../src/handlers/types.ts";
 import { createInbox, type Inbox } from "../../src/inbox.ts";
 import { testAdminToken } from "../helpers/admin-token.ts";
 import {
@@ -13,9 +15,14 @@ import {
   type LambdaRequest,
   restApiEvent,
 } from "../helpers/lambda-events.ts";
-import { until } from "../helpers/processing.ts";
+import { processingInbox, until } from "../helpers/processing.ts";
 import { secrets, stripeRequest, testSources } from "../helpers/signers.ts";
-import { storeFactories, type TestStore } from "../helpers/stores.ts";
+import {
+  type StoreVariant,
+  storeFactories,
+  storeVariants,
+  type TestStore,
+} from "../helpers/stores.ts";
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -289,3 +296,90 @@ describe.each(storeFactories())("hookinbox/aws-lambda lambdaHandler ($name)", ({
     expect(json(unknown).error.code).toBe("HOOKINBOX_SOURCE_NOT_FOUND");
   });
 });
+
+describe("drainBudget", () => {
+  it("caps maxMs at the time left minus grace and a second, never below 0", () => {
+    expect(drainBudget(60_000, { maxMs: 120_000, graceMs: 5_000 })).toEqual({
+      maxMs: 54_000,
+      graceMs: 5_000,
+    });
+    expect(drainBudget(60_000, { maxMs: 20_000, graceMs: 5_000, concurrency: 4 })).toEqual({
+      maxMs: 20_000,
+      graceMs: 5_000,
+      concurrency: 4,
+    });
+    // processAvailable's defaults: 10 s, 5 s of grace.
+    expect(drainBudget(900_000, {})).toEqual({ maxMs: 10_000, graceMs: 5_000 });
+    expect(drainBudget(12_000, {})).toEqual({ maxMs: 6_000, graceMs: 5_000 });
+    expect(drainBudget(3_000, { graceMs: 5_000 })).toEqual({ maxMs: 0, graceMs: 5_000 });
+    expect(drainBudget(undefined, { maxMs: 7_000 })).toEqual({ maxMs: 7_000, graceMs: 5_000 });
+  });
+});
+
+describe.each(storeVariants())(
+  "hookinbox/aws-lambda lambdaScheduledHandler ($name)",
+  (variant: StoreVariant) => {
+    it("runs exactly the due deliveries, logs and returns the summary", async () => {
+      const store = await variant.open();
+      cleanups.push(() => store.cleanup());
+      const runs: string[] = [];
+      const handler: Handler<{ type: string; n: number }> = async (event) => {
+        runs.push(`${event.payload.type}:${event.payload.n}`);
+        if (event.payload.type === "fail") throw new Error("not yet");
+      };
+      const env = processingInbox(
+        {
+          store: store.url,
+          handlers: { "std:*": { handler, options: { lease: "10m" } } },
+          retry: { schedule: ["1h"], maxAttempts: 3, jitter: "none" },
+        },
+        variant.writer ? { sqliteWriter: variant.writer } : {},
+      );
+      cleanups.push(env.cleanup);
+      const logged: string[] = [];
+      const log = vi.spyOn(console, "log").mockImplementation((line: string) => {
+        logged.push(line);
+      });
+      cleanups.push(() => log.mockRestore());
+      const drain = lambdaScheduledHandler(() => env.inbox, { maxMs: 60_000, graceMs: 2_000 });
+      const context = { getRemainingTimeInMillis: () => 30_000, awsRequestId: "req-1" };
+
+      for (const n of [1, 2, 3]) await env.post(`msg_ok_${n}`, { type: "ok", n });
+      await env.post("msg_fail", { type: "fail", n: 4 });
+      const first = await drain(
+        { "detail-type": "Scheduled Event", source: "aws.events" },
+        context,
+      );
+
+      expect(first).toEqual({ done: 3, retried: 1, dead: 0, failed: 0, released: 0, remaining: 0 });
+      expect(runs.sort()).toEqual(["fail:4", "ok:1", "ok:2", "ok:3"]);
+      expect(await store.count("SELECT count(*) AS n FROM deliveries WHERE status = 'done'")).toBe(
+        3,
+      );
+      expect(
+        await store.count("SELECT count(*) AS n FROM deliveries WHERE status = 'pending'"),
+      ).toBe(1);
+      expect(logged.map((line) => JSON.parse(line))).toEqual([
+        {
+          msg: "hookinbox: scheduled drain",
+          ...first,
+          maxMs: 27_000,
+          graceMs: 2_000,
+          requestId: "req-1",
+        },
+      ]);
+
+      // The retry is due in an hour: the next drain runs nothing, then only the new event.
+      const second = await drain({}, context);
+      const nothing = { done: 0, retried: 0, dead: 0, failed: 0, released: 0, remaining: 0 };
+      expect(second).toEqual(nothing);
+      await env.post("msg_ok_5", { type: "ok", n: 5 });
+      const third = await drain({}, context);
+      expect(third).toEqual({ ...nothing, done: 1 });
+      expect(runs).toHaveLength(5);
+      expect(await store.count("SELECT count(*) AS n FROM deliveries WHERE status = 'done'")).toBe(
+        4,
+      );
+    });
+  },
+);
