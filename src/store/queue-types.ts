@@ -83,7 +83,8 @@ export interface TransactionClient {
    * The driver connection the transaction runs on, for an ORM or query builder (Drizzle, …) to
    * run its queries in the same transaction: on PostgreSQL the `pg` client (a `PoolClient`,
    * inside `BEGIN`), on SQLite the `better-sqlite3` `Database` (inside `BEGIN IMMEDIATE`), or
-   * null on SQLite with `writer: "thread"`, whose connection lives in another thread (use `query`).
+   * null on SQLite with `writer: "thread"`, whose connection lives in another thread (use `sql`
+   * or `query`).
    * Never commit, roll back, release or close it: hookinbox commits it with the delivery.
    */
   readonly connection: unknown;
