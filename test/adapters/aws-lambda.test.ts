@@ -284,6 +284,23 @@ describe.each(storeFactories())("hookinbox/aws-lambda lambdaHandler ($name)", ({
     );
     expect(session.statusCode).toBe(200);
     expect(json(session).csrfToken).toBe(json(signIn).csrfToken);
+    // Sign-out answers 204 with an empty body: no body at all in the result, the cookie cleared.
+    const signOut = await handler(
+      functionUrlEvent({
+        method: "DELETE",
+        path: "/api/session",
+        headers: { "x-hookinbox-csrf": json(signIn).csrfToken },
+        body: "",
+        cookies: [cookie],
+      }),
+    );
+    expect(signOut).toEqual({
+      statusCode: 204,
+      headers: { "cache-control": "no-store", "x-content-type-options": "nosniff" },
+      body: "",
+      isBase64Encoded: false,
+      cookies: ["hookinbox_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict"],
+    });
 
     const health = await handler(
       functionUrlEvent({ method: "GET", path: "/healthz", headers: {}, body: "" }),
