@@ -3,7 +3,17 @@
 // parts of the invocation context the handlers use.
 import { type HookinboxError, hookinboxError } from "../errors.ts";
 
-/** An API Gateway HTTP API (payload format 2.0) or Lambda function URL event: what is read. */
+/**
+ * An API Gateway HTTP API (payload format 2.0) or Lambda function URL event: what is read.
+ *
+ * @example
+ * ```ts
+ * const event: LambdaHttpEvent = {
+ *   version: "2.0", rawPath: "/webhooks/stripe", rawQueryString: "", isBase64Encoded: false,
+ *   requestContext: { http: { method: "POST", sourceIp: "54.187.174.169" } }, body: "{}",
+ * };
+ * ```
+ */
 export interface LambdaHttpEvent {
   readonly version: "2.0";
   /** The path as requested, stage prefix included (`/prod/webhooks/stripe` on a named stage). */
@@ -25,7 +35,14 @@ export interface LambdaHttpEvent {
   readonly isBase64Encoded: boolean;
 }
 
-/** What a payload 2.0 handler returns to API Gateway or the function URL. */
+/**
+ * What a payload 2.0 handler returns to API Gateway or the function URL.
+ *
+ * @example
+ * ```ts
+ * const result: LambdaHttpResult = { statusCode: 200, headers: {}, body: "{}", isBase64Encoded: false };
+ * ```
+ */
 export interface LambdaHttpResult {
   statusCode: number;
   headers: Record<string, string>;
@@ -35,7 +52,14 @@ export interface LambdaHttpResult {
   cookies?: string[];
 }
 
-/** The part of Lambda's invocation context hookinbox reads. */
+/**
+ * The part of Lambda's invocation context hookinbox reads.
+ *
+ * @example
+ * ```ts
+ * const context: LambdaContext = { getRemainingTimeInMillis: () => 60_000 };
+ * ```
+ */
 export interface LambdaContext {
   /** Milliseconds left before Lambda stops this invocation. */
   getRemainingTimeInMillis(): number;
@@ -147,7 +171,7 @@ export interface DrainBudget {
 const drainDefaults = { maxMs: 10_000, graceMs: 5_000 };
 
 /** Kept between the drain's end and Lambda's: logging the summary and returning it. */
-export const drainMarginMs = 1_000;
+const drainMarginMs = 1_000;
 
 /**
  * The budget of one scheduled invocation: `maxMs` (default 10 s) capped so that the call, its

@@ -14,7 +14,14 @@ import { toFetchHandler } from "./fetch.ts";
 export type { ProcessAvailableResult } from "../queue/process-available.ts";
 export type { LambdaContext, LambdaHttpEvent, LambdaHttpResult } from "./aws-lambda-event.ts";
 
-/** Options of `lambdaHandler`. */
+/**
+ * Options of `lambdaHandler`.
+ *
+ * @example
+ * ```ts
+ * lambdaHandler(openInbox, { param: "provider" }); // route `POST /hooks/{provider}`
+ * ```
+ */
 export interface LambdaHandlerOptions {
   /** The source every request is for (one function per source). */
   readonly source?: string;
@@ -159,7 +166,14 @@ function toInternal(inbox: Inbox, error: unknown, event: LambdaHttpEvent): Respo
   return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }
 
-/** Options of `lambdaScheduledHandler`. */
+/**
+ * Options of `lambdaScheduledHandler`.
+ *
+ * @example
+ * ```ts
+ * lambdaScheduledHandler(openInbox, { maxMs: 45_000, graceMs: 5_000, concurrency: 4 });
+ * ```
+ */
 export interface LambdaScheduledOptions {
   /** Stop claiming after this long (default 10 000 ms), capped by the invocation's time left. */
   readonly maxMs?: number;

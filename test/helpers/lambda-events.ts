@@ -29,7 +29,14 @@ const bodyLength = (request: LambdaRequest) =>
     typeof request.body === "string" ? Buffer.byteLength(request.body) : request.body.byteLength,
   );
 
-/** A Lambda function URL event (payload 2.0, route `$default`, no path parameters). */
+/**
+ * A Lambda function URL event (payload 2.0, route `$default`, no path parameters).
+ *
+ * @example
+ * ```ts
+ * await handler(functionUrlEvent({ path: "/webhooks/stripe", ...stripeRequest("evt_1") }));
+ * ```
+ */
 export function functionUrlEvent(request: LambdaRequest) {
   const domainName = "r3pmxmplak5ct6rvkpvh7m4w7i0fyrgk.lambda-url.us-east-1.on.aws";
   const method = request.method ?? "POST";
@@ -74,7 +81,14 @@ export function functionUrlEvent(request: LambdaRequest) {
   };
 }
 
-/** An API Gateway HTTP API event, payload 2.0, route `POST /webhooks/{source}` on stage `prod`. */
+/**
+ * An API Gateway HTTP API event, payload 2.0, route `POST /webhooks/{source}` on stage `prod`.
+ *
+ * @example
+ * ```ts
+ * httpApiEvent({ source: "stripe", path: "/webhooks/stripe", headers, body: bytes }); // base64
+ * ```
+ */
 export function httpApiEvent(request: LambdaRequest & { readonly source: string }) {
   const domainName = "a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com";
   const method = request.method ?? "POST";
@@ -121,7 +135,14 @@ export function httpApiEvent(request: LambdaRequest & { readonly source: string 
   };
 }
 
-/** An API Gateway REST API (payload 1.0) proxy event: refused. */
+/**
+ * An API Gateway REST API (payload 1.0) proxy event: refused.
+ *
+ * @example
+ * ```ts
+ * restApiEvent({ source: "stripe", path: "/webhooks/stripe", headers, body: "{}" });
+ * ```
+ */
 export function restApiEvent(request: LambdaRequest & { readonly source: string }) {
   return {
     resource: "/webhooks/{source}",
@@ -152,7 +173,14 @@ export function restApiEvent(request: LambdaRequest & { readonly source: string 
   };
 }
 
-/** An Application Load Balancer target event: refused. */
+/**
+ * An Application Load Balancer target event: refused.
+ *
+ * @example
+ * ```ts
+ * albEvent({ path: "/webhooks/stripe", headers, body: "{}" });
+ * ```
+ */
 export function albEvent(request: LambdaRequest) {
   return {
     requestContext: {

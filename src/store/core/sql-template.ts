@@ -1,6 +1,13 @@
 import { hookinboxError } from "../../errors.ts";
 
-/** A value `tx.sql` binds: the same JavaScript value runs on SQLite and PostgreSQL. */
+/**
+ * A value `tx.sql` binds: the same JavaScript value runs on SQLite and PostgreSQL.
+ *
+ * @example
+ * ```ts
+ * const values: SqlValue[] = ["ord_1", 100, 9_007_199_254_740_993n, true, new Date(), null];
+ * ```
+ */
 export type SqlValue = string | number | bigint | boolean | Date | Uint8Array | null;
 
 /** The store dialects a template is written out for. */
