@@ -30,6 +30,15 @@ const registry = {
     status: 500,
     message: "The request body was consumed before hookinbox could read its raw bytes",
   },
+  HOOKINBOX_LAMBDA_EVENT_INVALID: {
+    status: 500,
+    message:
+      "The Lambda event is not an HTTP request hookinbox reads; invoke it through a function URL or an HTTP API with payload format 2.0",
+  },
+  HOOKINBOX_LAMBDA_BODY_INVALID: {
+    status: 400,
+    message: "The Lambda event's body is marked base64 but is not valid base64; nothing was stored",
+  },
   // ingest: signature verification (one code per way a signature can be wrong)
   HOOKINBOX_SIGNATURE_MISSING: { status: 400, message: "Signature header is missing" },
   HOOKINBOX_SIGNATURE_MALFORMED: { status: 400, message: "Signature header is malformed" },
@@ -222,6 +231,19 @@ const registry = {
   HOOKINBOX_HANDLER_TIMEOUT: {
     status: 500,
     message: "The handler ran past its timeout; its signal was aborted",
+  },
+  HOOKINBOX_SQL_VALUE_UNDEFINED: {
+    status: 500,
+    message: "A tx.sql value is undefined; pass null for SQL NULL",
+  },
+  HOOKINBOX_SQL_VALUE_UNSUPPORTED: {
+    status: 500,
+    message:
+      "A tx.sql value is not a string, number, bigint, boolean, Date, Uint8Array or null; JSON.stringify an object",
+  },
+  HOOKINBOX_SQL_NOT_TEMPLATE: {
+    status: 500,
+    message: "tx.sql was called as a function; write it as a tag, tx.sql`…`, or use tx.query",
   },
   HOOKINBOX_UNKNOWN_TARGET: { status: 400, message: "Unknown target" },
   // Prisma inside ctx.transaction (hookinbox/prisma)

@@ -54,6 +54,7 @@ export type {
   ProcessAvailableResult,
 } from "./queue/process-available.ts";
 export type { Worker } from "./queue/worker.ts";
+export type { SqlValue } from "./store/core/sql-template.ts";
 export type {
   AttemptView,
   DeadLetterAlert,

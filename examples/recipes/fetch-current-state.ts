@@ -49,18 +49,16 @@ export function invoiceSyncHandlers(api: InvoiceApi) {
   const syncInvoice: Handler<InvoiceEvent> = async (event, ctx) => {
     const invoice = await api.getInvoice(event.payload.data.object.id, { signal: ctx.signal });
     await ctx.transaction(async (tx) => {
-      await tx.query(
-        `CREATE TABLE IF NOT EXISTS invoices (
-           id TEXT PRIMARY KEY, status TEXT NOT NULL, amount_due INTEGER NOT NULL,
-           amount_paid INTEGER NOT NULL, synced_by_event TEXT NOT NULL)`,
-      );
-      await tx.query(
-        `INSERT INTO invoices (id, status, amount_due, amount_paid, synced_by_event)
-         VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET status = excluded.status, amount_due = excluded.amount_due,
-           amount_paid = excluded.amount_paid, synced_by_event = excluded.synced_by_event`,
-        [invoice.id, invoice.status, invoice.amount_due, invoice.amount_paid, event.id],
-      );
+      await tx.sql`
+        CREATE TABLE IF NOT EXISTS invoices (
+          id TEXT PRIMARY KEY, status TEXT NOT NULL, amount_due INTEGER NOT NULL,
+          amount_paid INTEGER NOT NULL, synced_by_event TEXT NOT NULL)`;
+      await tx.sql`
+        INSERT INTO invoices (id, status, amount_due, amount_paid, synced_by_event)
+        VALUES (${invoice.id}, ${invoice.status}, ${invoice.amount_due}, ${invoice.amount_paid},
+                ${event.id})
+        ON CONFLICT (id) DO UPDATE SET status = excluded.status, amount_due = excluded.amount_due,
+          amount_paid = excluded.amount_paid, synced_by_event = excluded.synced_by_event`;
     });
   };
   return {

@@ -28,24 +28,24 @@ export const creditPayment: Handler<PaymentIntentEvent> = async (event, ctx) => 
   await ctx.transaction(async (tx) => {
     // Your own tables live in the store's database, so they commit with the delivery. (Creating
     // them here keeps the recipe self-contained; a migration of your own does it once.)
-    await tx.query(
-      `CREATE TABLE IF NOT EXISTS credits (
-         order_id   TEXT PRIMARY KEY,          -- the unique key: one credit per order
-         account_id TEXT NOT NULL,
-         amount     INTEGER NOT NULL,          -- minor units (cents)
-         currency   TEXT NOT NULL,
-         event_id   TEXT NOT NULL              -- which event credited it, for the audit trail
-       )`,
-    );
-    await tx.query(
-      `CREATE VIEW IF NOT EXISTS balances AS
-         SELECT account_id, currency, sum(amount) AS balance FROM credits GROUP BY account_id, currency`,
-    );
-    await tx.query(
-      `INSERT INTO credits (order_id, account_id, amount, currency, event_id) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (order_id) DO NOTHING`,
-      [orderId, intent.customer ?? "guest", intent.amount_received, intent.currency, event.id],
-    );
+    await tx.sql`
+      CREATE TABLE IF NOT EXISTS credits (
+        order_id   TEXT PRIMARY KEY,          -- the unique key: one credit per order
+        account_id TEXT NOT NULL,
+        amount     INTEGER NOT NULL,          -- minor units (cents)
+        currency   TEXT NOT NULL,
+        event_id   TEXT NOT NULL              -- which event credited it, for the audit trail
+      )`;
+    await tx.sql`
+      CREATE VIEW IF NOT EXISTS balances AS
+        SELECT account_id, currency, sum(amount) AS balance FROM credits GROUP BY account_id, currency`;
+    // tx.sql sends each ${value} as a parameter, never as SQL text, with the store's own
+    // placeholders: the same handler runs on SQLite and PostgreSQL.
+    await tx.sql`
+      INSERT INTO credits (order_id, account_id, amount, currency, event_id)
+      VALUES (${orderId}, ${intent.customer ?? "guest"}, ${intent.amount_received},
+              ${intent.currency}, ${event.id})
+      ON CONFLICT (order_id) DO NOTHING`;
   });
 };
 

@@ -75,13 +75,11 @@ export function shipmentHandlers(carrier: Carrier, options: { staleAfter?: strin
       { onStale: "hold", staleAfter: options.staleAfter ?? "10m" },
     );
     await ctx.transaction(async (tx) => {
-      await tx.query(
-        "CREATE TABLE IF NOT EXISTS shipments (order_id TEXT PRIMARY KEY, shipment_id TEXT NOT NULL)",
-      );
-      await tx.query(
-        "INSERT INTO shipments (order_id, shipment_id) VALUES (?, ?) ON CONFLICT (order_id) DO NOTHING",
-        [orderId, shipment.shipmentId],
-      );
+      await tx.sql`
+        CREATE TABLE IF NOT EXISTS shipments (order_id TEXT PRIMARY KEY, shipment_id TEXT NOT NULL)`;
+      await tx.sql`
+        INSERT INTO shipments (order_id, shipment_id) VALUES (${orderId}, ${shipment.shipmentId})
+        ON CONFLICT (order_id) DO NOTHING`;
     });
   };
   return { "stripe:checkout.session.completed": ship } satisfies HookinboxConfig["handlers"];

@@ -46,27 +46,23 @@ export const subscriptionStatus = stateMachine<Status>({
 export const applySubscription: Handler<SubscriptionEvent> = async (event, ctx) => {
   const subscription = event.payload.data.object;
   await ctx.transaction(async (tx) => {
-    await tx.query(
-      `CREATE TABLE IF NOT EXISTS subscriptions (
-         id TEXT PRIMARY KEY, customer_id TEXT NOT NULL, status TEXT NOT NULL,
-         version REAL NOT NULL, event_id TEXT NOT NULL)`,
-    );
+    await tx.sql`
+      CREATE TABLE IF NOT EXISTS subscriptions (
+        id TEXT PRIMARY KEY, customer_id TEXT NOT NULL, status TEXT NOT NULL,
+        version REAL NOT NULL, event_id TEXT NOT NULL)`;
     const current = (
-      await tx.query<{ status: Status; version: number }>(
-        "SELECT status, version FROM subscriptions WHERE id = ?",
-        [subscription.id],
-      )
+      await tx.sql<{ status: Status; version: number }>`
+        SELECT status, version FROM subscriptions WHERE id = ${subscription.id}`
     ).rows[0];
     const version = event.version ?? 0;
     if (current && current.version > version) return; // older than what we hold: nothing to do
     const status = subscriptionStatus.next(current?.status, subscription.status); // throws if illegal
-    await tx.query(
-      `INSERT INTO subscriptions (id, customer_id, status, version, event_id) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version,
-         event_id = excluded.event_id
-       WHERE excluded.version >= subscriptions.version`,
-      [subscription.id, subscription.customer, status, version, event.id],
-    );
+    await tx.sql`
+      INSERT INTO subscriptions (id, customer_id, status, version, event_id)
+      VALUES (${subscription.id}, ${subscription.customer}, ${status}, ${version}, ${event.id})
+      ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version,
+        event_id = excluded.event_id
+      WHERE excluded.version >= subscriptions.version`;
   });
 };
 

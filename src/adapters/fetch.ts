@@ -38,7 +38,9 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
 }
 
 function toResponse(response: InboxResponse): Response {
-  return new Response(response.body, { status: response.status, headers: response.headers });
+  // A 204 (sign-out) must have no body at all: Response refuses even an empty string with it.
+  const body = response.body === "" ? null : response.body;
+  return new Response(body, { status: response.status, headers: response.headers });
 }
 
 /**

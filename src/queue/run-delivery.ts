@@ -1,4 +1,4 @@
-import { hookinboxError, isHookinboxError } from "../errors.ts";
+import { hookinboxError, isHookinboxError, kindOf } from "../errors.ts";
 import { createHandlerContext } from "../handlers/context.ts";
 import { isPermanent } from "../handlers/errors.ts";
 import { type ResolvedHandler, retryDelay } from "../handlers/routes.ts";
@@ -35,8 +35,12 @@ export interface RunContext {
 /** An error's name and message, and the driver's code when it has one (`SQLITE_ERROR`, `42P01`). */
 function errorInfo(error: unknown): { message: string; stack: string | null } {
   if (error instanceof Error) {
-    // A driver's code (SQLITE_ERROR, 42P01) says what failed; hookinbox's own are in the name.
-    const code = isHookinboxError(error) ? undefined : (error as { code?: unknown }).code;
+    // A driver's code (SQLITE_ERROR, 42P01) or hookinbox's own (HOOKINBOX_SQL_VALUE_UNDEFINED)
+    // says what failed; a handler's own errors (PermanentError, …) carry their message only.
+    const code =
+      isHookinboxError(error) && kindOf(error.code) === "handler"
+        ? undefined
+        : (error as { code?: unknown }).code;
     const suffix = typeof code === "string" && !error.message.includes(code) ? ` (${code})` : "";
     return { message: `${error.name}: ${error.message}${suffix}`, stack: error.stack ?? null };
   }

@@ -5,6 +5,7 @@
  */
 
 import type { AlertOutboxStore, AlertRecord } from "./alert-types.ts";
+import type { SqlValue } from "./core/sql-template.ts";
 import type { AttemptResponse } from "./forward-types.ts";
 
 /**
@@ -82,7 +83,8 @@ export interface TransactionClient {
    * The driver connection the transaction runs on, for an ORM or query builder (Drizzle, …) to
    * run its queries in the same transaction: on PostgreSQL the `pg` client (a `PoolClient`,
    * inside `BEGIN`), on SQLite the `better-sqlite3` `Database` (inside `BEGIN IMMEDIATE`), or
-   * null on SQLite with `writer: "thread"`, whose connection lives in another thread (use `query`).
+   * null on SQLite with `writer: "thread"`, whose connection lives in another thread (use `sql`
+   * or `query`).
    * Never commit, roll back, release or close it: hookinbox commits it with the delivery.
    */
   readonly connection: unknown;
@@ -93,6 +95,26 @@ export interface TransactionClient {
   query<Row = Record<string, unknown>>(
     sql: string,
     params?: readonly unknown[],
+  ): Promise<{ rows: Row[]; rowCount: number }>;
+  /**
+   * Runs one statement written as a tagged template, the same text on every store: each
+   * `${value}` is sent as a parameter (never spliced into the SQL), with the store's own
+   * placeholders and conversions (on SQLite a boolean binds as 1/0 and a Date as its ISO string).
+   * Answers what `query` answers. `undefined`, objects and arrays are refused
+   * (HOOKINBOX_SQL_VALUE_UNDEFINED, HOOKINBOX_SQL_VALUE_UNSUPPORTED); so is a call without the tag
+   * (`tx.sql("…")`, HOOKINBOX_SQL_NOT_TEMPLATE).
+   *
+   * @example
+   * ```ts
+   * await ctx.transaction(async (tx) => {
+   *   await tx.sql`UPDATE orders SET paid = ${true} WHERE id = ${orderId}`;
+   *   const { rows } = await tx.sql<{ paid: number }>`SELECT paid FROM orders WHERE id = ${orderId}`;
+   * });
+   * ```
+   */
+  sql<Row = Record<string, unknown>>(
+    strings: TemplateStringsArray,
+    ...values: readonly SqlValue[]
   ): Promise<{ rows: Row[]; rowCount: number }>;
 }
 

@@ -165,3 +165,31 @@ export function storeFactories(): StoreFactory[] {
   const only = process.env.HOOKINBOX_TEST_STORES?.split(",").map((s) => s.trim());
   return only ? all.filter((f) => only.includes(f.name)) : all;
 }
+
+/** One store to run a test on, with the SQLite writer to open it with (undefined on PostgreSQL). */
+export interface StoreVariant {
+  /** `sqlite-inline`, `sqlite-thread`, `postgres` or `pgbouncer`. */
+  readonly name: string;
+  readonly open: StoreFactory["open"];
+  readonly writer: "inline" | "thread" | undefined;
+}
+
+/**
+ * The store matrix with SQLite twice, once per writer: inline (the library default) and thread
+ * (`hookinbox start`). Pass `writer` to the inbox as `sqliteWriter` when it is set.
+ *
+ * @example
+ * ```ts
+ * describe.each(storeVariants())("tx.sql ($name)", ({ open, writer }) => { … });
+ * ```
+ */
+export function storeVariants(): StoreVariant[] {
+  return storeFactories().flatMap((factory): StoreVariant[] =>
+    factory.kind === "sqlite"
+      ? [
+          { name: "sqlite-inline", open: factory.open, writer: "inline" },
+          { name: "sqlite-thread", open: factory.open, writer: "thread" },
+        ]
+      : [{ name: factory.name, open: factory.open, writer: undefined }],
+  );
+}

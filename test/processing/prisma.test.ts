@@ -364,7 +364,12 @@ describe.each(postgresStores)("withPrisma on PostgreSQL ($name)", (factory) => {
     codes.fake = await refusedWith(() =>
       withPrisma(
         prisma,
-        { dialect: "postgres", connection: null, query: async () => ({ rows: [], rowCount: 0 }) },
+        {
+          dialect: "postgres",
+          connection: null,
+          query: async () => ({ rows: [], rowCount: 0 }),
+          sql: async () => ({ rows: [], rowCount: 0 }),
+        },
         async () => 1,
       ),
     );

@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { type ErrorCode, errorCodes, HookinboxError, hookinboxError } from "../../errors.ts";
+import { sqlTag } from "../core/sql-template.ts";
 import type { TransactionClient } from "../queue-types.ts";
 import type { AcceptRow } from "./accept.ts";
 import type { SqliteWriter } from "./writer.ts";
@@ -150,11 +151,15 @@ export async function startThreadWriter(options: {
     async exclusive(input, work) {
       const tx = nextTx++;
       await call({ kind: "xbegin", tx, input });
+      const query: TransactionClient["query"] = (sql, params = []) =>
+        call({ kind: "xquery", tx, sql, params: [...params] });
       const client: TransactionClient = {
         dialect: "sqlite",
         // The connection lives in the writer thread: statements go there through query().
         connection: null,
-        query: (sql, params = []) => call({ kind: "xquery", tx, sql, params: [...params] }),
+        query,
+        // Converted here (booleans, Dates) so the thread gets what it binds as is.
+        sql: sqlTag("sqlite", query),
       };
       let result: Awaited<ReturnType<typeof work>>;
       try {

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { hookinboxError } from "../../../errors.ts";
+import { sqlTag } from "../../core/sql-template.ts";
 import type { CompleteInput, TransactionClient } from "../../queue-types.ts";
 import { withClient, withRetry } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
@@ -114,11 +115,10 @@ export async function endAttempts<T>(
 }
 
 /** A handler's view of the connection and transaction its delivery ends in. */
-const transactionClient = (client: pg.PoolClient): TransactionClient => ({
-  dialect: "postgres",
-  connection: client,
-  async query<Row>(sql: string, params: readonly unknown[] = []) {
+const transactionClient = (client: pg.PoolClient): TransactionClient => {
+  const query = async <Row>(sql: string, params: readonly unknown[] = []) => {
     const result = await client.query(sql, params as unknown[]);
     return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
-  },
-});
+  };
+  return { dialect: "postgres", connection: client, query, sql: sqlTag("postgres", query) };
+};
