@@ -1,5 +1,6 @@
 import { type HookinboxError, hookinboxError, isHookinboxError } from "../errors.ts";
 import type { Inbox } from "../inbox.ts";
+import { acceptedEventIds, withAcceptedEvents } from "../ingest/accepted-events.ts";
 import type { InboxResponse } from "../ingest/request.ts";
 
 async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
@@ -37,8 +38,11 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
   return body;
 }
 
+/** The Web `Response` for an answer, keeping its accepted-events mark (see accepted-events.ts). */
 function toResponse(response: InboxResponse): Response {
-  return new Response(response.body, { status: response.status, headers: response.headers });
+  const web = new Response(response.body, { status: response.status, headers: response.headers });
+  const accepted = acceptedEventIds(response);
+  return accepted === undefined ? web : withAcceptedEvents(web, accepted);
 }
 
 /**
