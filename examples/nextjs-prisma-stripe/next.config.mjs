@@ -1,0 +1,8 @@
+// hookinbox reads its migrations from files beside its modules: it stays a Node.js package,
+// outside the server bundle.
+const root = process.env.HOOKINBOX_EXAMPLE_ROOT; // the e2e test: node_modules in the parent folder
+
+export default {
+  serverExternalPackages: ["hookinbox"],
+  ...(root ? { outputFileTracingRoot: root, turbopack: { root } } : {}),
+};
