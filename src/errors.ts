@@ -238,6 +238,11 @@ const registry = {
     message: "The handler ran past its timeout; its signal was aborted",
   },
   HOOKINBOX_UNKNOWN_TARGET: { status: 400, message: "Unknown target" },
+  HOOKINBOX_PROCESS_OPTIONS_INVALID: {
+    status: 500,
+    message:
+      "processAvailable options are invalid: maxMs and graceMs are ms >= 0, concurrency an integer >= 1, eventIds an array of event ids",
+  },
   // forwarding to destinations (attempt errors carry the code in their message)
   HOOKINBOX_DESTINATION_NOT_FOUND: { status: 404, message: "No such destination" },
   HOOKINBOX_DESTINATION_LOOP: {

@@ -29,7 +29,13 @@ import { retryDelivery, retryMany } from "./operations/deliveries.ts";
 import type { OperationContext } from "./operations/operation.ts";
 import type { BulkRetryResult } from "./operations/retry-deliveries.ts";
 import type { KeyFetcher } from "./providers/keys/index.ts";
-import { startWorker, type Worker } from "./queue/worker.ts";
+import { leasePlan } from "./queue/leases.ts";
+import {
+  type ProcessAvailableOptions,
+  type ProcessAvailableResult,
+  processAvailable,
+} from "./queue/process-available.ts";
+import { startWorker, type Worker, type WorkerOptions } from "./queue/worker.ts";
 import { openStore } from "./store/open-store.ts";
 import type { DeliveryView, ReplayFilter } from "./store/queue-types.ts";
 import type { Store } from "./store/types.ts";
@@ -99,6 +105,20 @@ export interface Inbox {
    * with it this inbox's upkeep (see `upkeep`).
    */
   startWorker(overrides?: { concurrency?: number; workerId?: string }): Worker;
+  /**
+   * Processes what is due for a bounded time, then returns (serverless hosts, cron): claims due
+   * deliveries (handlers and destinations), runs up to `concurrency` at a time, stops claiming at
+   * `maxMs` (default 10 s), lets running handlers finish for `graceMs` more (default 5 s) and puts
+   * back what it claimed but did not start. Starts nothing that outlives the call (no LISTEN, no
+   * upkeep, no timers): a process may exit without `close()`. Every lease must be longer than
+   * `maxMs + graceMs` and than the host's maximum function duration (warned once otherwise).
+   *
+   * @example
+   * ```ts
+   * const { done, remaining } = await inbox.processAvailable({ maxMs: 50_000 });
+   * ```
+   */
+  processAvailable(options?: ProcessAvailableOptions): Promise<ProcessAvailableResult>;
   /**
    * The upkeep every `hookinbox start` process runs, started on first call (once per inbox;
    * `startWorker` calls it): retention swept once migrations have run and then hourly, and on
@@ -251,6 +271,44 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     },
   };
   let closed = false;
+  const leaseWarning = { warned: false };
+  const destinationLeases = Object.fromEntries(
+    [...resolved.destinations.values()].map((d) => [d.name, d.leaseMs]),
+  );
+  /** A worker with this inbox's handlers, destinations and settings. */
+  const newWorker = (
+    overrides: { concurrency?: number; workerId?: string } & Pick<WorkerOptions, "bounded">,
+  ) =>
+    startWorker({
+      store,
+      handlers: resolved.handlers,
+      logger,
+      concurrency: overrides.concurrency ?? resolved.worker.concurrency,
+      leaseMs: resolved.worker.leaseMs,
+      pollIntervalMs: resolved.worker.pollIntervalMs,
+      alerts: resolved.alerts,
+      ready: migrated,
+      ...(metrics ? { metrics } : {}),
+      now,
+      ...(options.random ? { random: options.random } : {}),
+      ...(overrides.workerId ? { workerId: overrides.workerId } : {}),
+      ...(overrides.bounded ? { bounded: overrides.bounded } : {}),
+      ...(resolved.destinations.size > 0
+        ? {
+            forwarder: (workerId: string) =>
+              createForwarder({
+                store,
+                destinations: resolved.destinations,
+                workerId,
+                logger,
+                alerts: resolved.alerts,
+                now,
+                random: options.random ?? Math.random,
+                ...(options.resolver ? { resolver: options.resolver } : {}),
+              }),
+          }
+        : {}),
+    });
 
   const unavailable = (error: unknown) => {
     const e =
@@ -402,37 +460,33 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     },
     startWorker(overrides = {}) {
       inbox.upkeep();
-      const worker = startWorker({
-        store,
-        handlers: resolved.handlers,
-        logger,
-        concurrency: overrides.concurrency ?? resolved.worker.concurrency,
-        leaseMs: resolved.worker.leaseMs,
-        pollIntervalMs: resolved.worker.pollIntervalMs,
-        alerts: resolved.alerts,
-        ready: migrated,
-        ...(metrics ? { metrics } : {}),
-        now,
-        ...(options.random ? { random: options.random } : {}),
-        ...(overrides.workerId ? { workerId: overrides.workerId } : {}),
-        ...(resolved.destinations.size > 0
-          ? {
-              forwarder: (workerId: string) =>
-                createForwarder({
-                  store,
-                  destinations: resolved.destinations,
-                  workerId,
-                  logger,
-                  alerts: resolved.alerts,
-                  now,
-                  random: options.random ?? Math.random,
-                  ...(options.resolver ? { resolver: options.resolver } : {}),
-                }),
-            }
-          : {}),
-      });
+      const worker = newWorker(overrides);
       workers.add(worker);
       return worker;
+    },
+    async processAvailable(processOptions = {}) {
+      if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
+      let bounded: Worker | undefined;
+      return processAvailable(
+        {
+          store,
+          now,
+          logger,
+          defaultConcurrency: resolved.worker.concurrency,
+          leases: leasePlan(resolved.worker.leaseMs, resolved.handlers, destinationLeases),
+          ready: migrated,
+          startWorker: (overrides) => {
+            bounded = newWorker(overrides);
+            // Accepts in this process wake it while it runs; close() stops it.
+            workers.add(bounded);
+            return bounded;
+          },
+          leaseWarning,
+        },
+        processOptions,
+      ).finally(() => {
+        if (bounded) workers.delete(bounded);
+      });
     },
     async replay(eventId, replayOptions = {}) {
       await migrated;

@@ -35,6 +35,8 @@ export interface ClaimLoopOptions {
   readonly admit?: (claimed: ClaimedDelivery[]) => Promise<ClaimedDelivery[]>;
   readonly log: Logger;
   readonly metrics?: WorkerMetrics;
+  /** Claim only deliveries of these events (`processAvailable({ eventIds })`). */
+  readonly eventIds?: readonly string[];
 }
 
 /** The loop that claims work for a worker. */
@@ -56,6 +58,8 @@ export interface ClaimLoop {
   idle(): Promise<void>;
   /** No pass starts again; resolves once the pass under way (if any) has ended. */
   stop(): Promise<void>;
+  /** How many claimed deliveries were put back unstarted (no attempt charged) so far. */
+  readonly released: number;
 }
 
 /** How far ahead of its free slots a worker claims: what its slots would start in this long. */
@@ -116,9 +120,16 @@ export function startClaimLoop(options: ClaimLoopOptions): ClaimLoop {
   let wakeQueued = false;
   let idleWaiters: Array<() => void> = [];
 
+  let released = 0;
   /** Puts back claimed deliveries that will not be started, uncounted. */
   const release = async (ids: string[]) => {
-    if (ids.length > 0) await store.releaseDeliveries(workerId, ids, now());
+    if (ids.length > 0) released += await store.releaseDeliveries(workerId, ids, now());
+  };
+  const { eventIds } = options;
+  /** The next due time; with `eventIds`, now if one of theirs is due, else null (none watched). */
+  const nextDueAt = async () => {
+    if (eventIds === undefined) return store.nextDueAt();
+    return (await store.countDue({ now: now(), eventIds })) > 0 ? now() : null;
   };
   /** Queued deliveries whose lease as claimed ran out before a slot freed: handed back next pass. */
   const expired: string[] = [];
@@ -168,6 +179,7 @@ export function startClaimLoop(options: ClaimLoopOptions): ClaimLoop {
         leaseMs: leases.defaultMs,
         targetLeaseMs: leases.targetLeaseMs,
         now: now(),
+        ...(eventIds ? { eventIds } : {}),
       });
       lastLeased = claimed.length;
       if (mode !== "claiming") {
@@ -194,7 +206,7 @@ export function startClaimLoop(options: ClaimLoopOptions): ClaimLoop {
       } while (again && mode === "claiming");
       if (mode !== "claiming" || inFlight.size >= concurrency) return options.pollIntervalMs;
       const seen = wakes;
-      const due = await store.nextDueAt();
+      const due = await nextDueAt();
       if (wakes !== seen) again = true;
       else if (
         inFlight.size + finishing.size === 0 &&
@@ -242,6 +254,9 @@ export function startClaimLoop(options: ClaimLoopOptions): ClaimLoop {
   return {
     get mode() {
       return mode;
+    },
+    get released() {
+      return released;
     },
     begin() {
       if (mode !== "starting") return;

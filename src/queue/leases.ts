@@ -61,6 +61,11 @@ export interface LeaseKeepingOptions {
   readonly metrics?: WorkerMetrics;
   /** Called when a rescue returned deliveries to pending (there is work to claim). */
   readonly onRescued: () => void;
+  /**
+   * Whether to sweep for expired leases (at start and every `rescueEveryMs`; default true). A
+   * bounded call (`processAvailable`) keeps only its own leases and leaves the sweep out.
+   */
+  readonly rescue?: boolean;
 }
 
 /**
@@ -118,9 +123,12 @@ export function keepLeases(options: LeaseKeepingOptions): { stop(): void } {
         metrics?.storeError("rescue");
         log.error({ err: (error as Error).message }, "lease rescue failed");
       });
-  void rescue();
-  const rescueTimer = setInterval(() => void rescue(), plan.rescueEveryMs);
-  rescueTimer.unref?.();
+  let rescueTimer: NodeJS.Timeout | undefined;
+  if (options.rescue !== false) {
+    void rescue();
+    rescueTimer = setInterval(() => void rescue(), plan.rescueEveryMs);
+    rescueTimer.unref?.();
+  }
 
   return {
     stop() {

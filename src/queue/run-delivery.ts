@@ -228,7 +228,11 @@ async function runWithTimeout(
     timeoutError = hookinboxError("HOOKINBOX_HANDLER_TIMEOUT", `after ${timeoutMs} ms`);
     attempt.abort(timeoutError);
     grace = setTimeout(abandon, abandonGraceMs(timeoutMs));
+    grace.unref?.();
   }, timeoutMs);
+  // A handler still running when its caller gave up on it (a bounded `processAvailable`) must
+  // not keep the process alive for its timeout: the worker's own claim loop keeps a worker up.
+  timer.unref?.();
   try {
     const settled = Promise.resolve()
       .then(run)

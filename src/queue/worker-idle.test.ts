@@ -84,7 +84,7 @@ describe.each(storeFactories())("worker.idle() ($name)", ({ open }) => {
       leaseMs: 30_000,
       pollIntervalMs: 60_000,
     });
-    cleanups.push(() => worker.stop());
+    cleanups.push(async () => void (await worker.stop()));
     await worker.idle();
     expect(calls).toEqual([1, 2]);
     expect(worker.stats()).toMatchObject({ done: 2, retry: 0, dead: 0 });

@@ -31,6 +31,21 @@ export interface WorkerOptions {
   readonly ready?: Promise<unknown>;
   /** Destination targets (forwarding): created with this worker's id, closed when it stops. */
   readonly forwarder?: (workerId: string) => Forwarder;
+  /**
+   * A bounded run (`processAvailable`): no LISTEN for other processes' work, no sweep for others'
+   * expired leases (only its own are kept), and only deliveries of `eventIds` when given.
+   */
+  readonly bounded?: { readonly eventIds?: readonly string[] };
+}
+
+/** What `stop()` left behind. */
+export interface WorkerStopped {
+  /** Claimed deliveries put back unstarted since the worker started (no attempt charged). */
+  readonly released: number;
+  /** Handlers still running at the stop timeout: aborted and left to their leases. */
+  readonly abandoned: number;
+  /** Attempts whose bookkeeping failed in the store since start (their leases will expire). */
+  readonly storeErrors: number;
 }
 
 /** A running worker. */
@@ -43,7 +58,7 @@ export interface Worker {
    * Stops claiming, waits up to `timeoutMs` for in-flight handlers, then aborts the rest (their
    * leases expire and they are rescued).
    */
-  stop(timeoutMs?: number): Promise<void>;
+  stop(timeoutMs?: number): Promise<WorkerStopped>;
   /** Resolves when nothing is in flight and nothing is due (tests, benchmarks). */
   idle(): Promise<void>;
   /** Counts since start. */
@@ -100,6 +115,10 @@ export function startWorker(options: WorkerOptions): Worker {
     abandoned: 0,
   };
   let mode: WorkerMode = "running";
+  let storeErrors = 0;
+  let abandoned = 0;
+  // Aborted at the stop timeout: counted in `abandoned`, whatever they record later.
+  const abandonedAtStop = new Set<string>();
 
   const alerts = workerAlerts({
     store,
@@ -140,11 +159,13 @@ export function startWorker(options: WorkerOptions): Worker {
     )
       .then(
         (outcome) => {
+          if (abandonedAtStop.has(delivery.id)) return;
           counts[outcome]++;
           metrics?.attemptEnded(delivery.target, outcome, seconds());
           if (outcome === "dead") alerts.deadLetter();
         },
         (error: unknown) => {
+          if (!abandonedAtStop.has(delivery.id)) storeErrors++;
           metrics?.attemptEnded(delivery.target, "crashed", seconds());
           metrics?.storeError("delivery");
           log.error(
@@ -176,10 +197,11 @@ export function startWorker(options: WorkerOptions): Worker {
     ...(forwarder ? { admit: (claimed: ClaimedDelivery[]) => forwarder.admit(claimed) } : {}),
     log,
     ...(metrics ? { metrics } : {}),
+    ...(options.bounded?.eventIds ? { eventIds: options.bounded.eventIds } : {}),
   });
 
   // Other processes' commits wake this worker where the store can tell (PostgreSQL NOTIFY).
-  const unsubscribe = store.onDeliveries?.(() => loop.wake());
+  const unsubscribe = options.bounded ? undefined : store.onDeliveries?.(() => loop.wake());
   let keeping: { stop(): void } | undefined;
   const begin = () => {
     if (mode !== "running") return;
@@ -193,6 +215,7 @@ export function startWorker(options: WorkerOptions): Worker {
       log,
       ...(metrics ? { metrics } : {}),
       onRescued: () => loop.wake(),
+      rescue: !options.bounded,
     });
     alerts.start();
     loop.begin();
@@ -210,7 +233,8 @@ export function startWorker(options: WorkerOptions): Worker {
     idle: () => loop.idle(),
     stats: () => ({ ...counts }),
     async stop(timeoutMs = 30_000) {
-      if (mode !== "running") return;
+      const stopped = () => ({ released: loop.released, abandoned, storeErrors });
+      if (mode !== "running") return stopped();
       mode = "draining";
       unsubscribe?.();
       alerts.stop();
@@ -221,12 +245,17 @@ export function startWorker(options: WorkerOptions): Worker {
           { inFlight: inFlight.size },
           "shutdown timeout: abandoning in-flight deliveries; their leases will expire",
         );
-        for (const entry of inFlight.values()) entry.abort.abort(new Error("worker shutting down"));
+        abandoned = inFlight.size;
+        for (const entry of inFlight.values()) {
+          abandonedAtStop.add(entry.delivery.id);
+          entry.abort.abort(new Error("worker shutting down"));
+        }
       }
       await finishing.settled(timeoutMs);
       keeping?.stop();
       await forwarder?.close().catch(() => undefined);
       mode = "stopped";
+      return stopped();
     },
   };
 }

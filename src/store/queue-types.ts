@@ -64,6 +64,14 @@ export interface ClaimInput {
   /** Targets with their own lease (a handler's `lease`, a destination's timeout + 10 s). */
   readonly targetLeaseMs?: Readonly<Record<string, number>>;
   readonly now: number;
+  /** Only deliveries of these events (`processAvailable({ eventIds })`); all when absent. */
+  readonly eventIds?: readonly string[];
+}
+
+/** Which due deliveries `countDue` counts: pending with `runAt <= now`, of `eventIds` if given. */
+export interface DueQuery {
+  readonly now: number;
+  readonly eventIds?: readonly string[];
 }
 
 /** SQL the handler runs inside the transaction that completes its delivery. */
@@ -352,6 +360,8 @@ export interface QueueStore extends AlertOutboxStore {
   markAbandoned(input: CompleteInput & { readonly error: string }): Promise<void>;
   /** The earliest `runAt` of a pending delivery, or null. */
   nextDueAt(): Promise<number | null>;
+  /** How many deliveries are due (pending, `runAt <= now`), of `eventIds` only when given. */
+  countDue(query: DueQuery): Promise<number>;
   listDeliveries(query: DeliveryQuery): Promise<DeliveryPage>;
   /** One delivery (without its attempt log), or null. */
   deliveryById(id: string): Promise<DeliveryView | null>;

@@ -115,6 +115,42 @@ export function runQueueConformance(
       ]);
     });
 
+    it("claims only the deliveries of eventIds when given, and counts what is due", async () => {
+      const a = await accept({ targets: ["t", "u"] });
+      const b = await accept();
+      const c = await accept({ at: T0 + 10 });
+      expect(await store.countDue({ now: T0 })).toBe(3);
+      expect(await store.countDue({ now: T0 + 10 })).toBe(4);
+      expect(await store.countDue({ now: T0 + 10, eventIds: [a.eventId, c.eventId] })).toBe(3);
+      expect(await store.countDue({ now: T0, eventIds: [c.eventId] })).toBe(0);
+      expect(await store.countDue({ now: T0, eventIds: [] })).toBe(0);
+
+      const none = await store.claimDeliveries({
+        workerId: "w1",
+        limit: 10,
+        leaseMs: lease,
+        now: T0,
+        eventIds: [c.eventId, "evt_missing"],
+      });
+      expect(none).toEqual([]);
+      const some = await store.claimDeliveries({
+        workerId: "w1",
+        limit: 10,
+        leaseMs: lease,
+        now: T0 + 10,
+        eventIds: [a.eventId, c.eventId],
+      });
+      expect(some.map((d) => [d.eventId, d.target])).toEqual([
+        [a.eventId, "t"],
+        [a.eventId, "u"],
+        [c.eventId, "t"],
+      ]);
+      expect(await store.countDue({ now: T0 + 10 })).toBe(1);
+      expect(await store.countDue({ now: T0 + 10, eventIds: [a.eventId, c.eventId] })).toBe(0);
+      expect((await claim("w2", 10, T0 + 10)).map((d) => d.eventId)).toEqual([b.eventId]);
+      expect(await store.countDue({ now: T0 + 10 })).toBe(0);
+    });
+
     it("completes a delivery: done, event done, attempt success", async () => {
       const { eventId } = await accept();
       const [d] = await claim("w1");

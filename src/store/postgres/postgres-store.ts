@@ -176,6 +176,7 @@ export function openPostgresStore(
     rescueExpiredLeases: (now) => run(() => leases.rescue(now)),
     markAbandoned: (input) => run(() => leases.abandon(input)),
     nextDueAt: () => run(() => leases.nextDueAt()),
+    countDue: (query) => run(() => leases.countDue(query)),
     listDeliveries: (query) => run(() => deliveries.list(query)),
     retryDelivery: (id, now) => run(() => deliveries.retry(id, now)),
     deliveryById: (id) => run(() => deliveries.byId(id)),

@@ -201,6 +201,13 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         nextDue: db.prepare<[], { at: number | null }>(
           "SELECT min(run_at) AS at FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending'",
         ),
+        countDue: db.prepare<[number], { n: number }>(
+          "SELECT count(*) AS n FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND run_at <= ?",
+        ),
+        countDueOf: db.prepare<[string, number], { n: number }>(
+          `SELECT count(*) AS n FROM deliveries INDEXED BY deliveries_event
+           WHERE event_id IN (SELECT value FROM json_each(?)) AND status = 'pending' AND run_at <= ?`,
+        ),
       };
     } catch (error) {
       throw storeUnavailable(
@@ -357,6 +364,14 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     nextDueAt() {
       return read((current) => current.nextDue.get()?.at ?? null);
+    },
+
+    countDue({ now: at, eventIds }) {
+      return read((current) =>
+        eventIds === undefined
+          ? (current.countDue.get(Math.floor(at))?.n ?? 0)
+          : (current.countDueOf.get(JSON.stringify(eventIds), Math.floor(at))?.n ?? 0),
+      );
     },
 
     listDeliveries(query) {
@@ -542,6 +557,8 @@ interface ReadOperations {
   destinations: ReturnType<typeof prepareDestinationReads>;
   audit: ReturnType<typeof prepareAuditReads>;
   nextDue: Database.Statement<[], { at: number | null }>;
+  countDue: Database.Statement<[number], { n: number }>;
+  countDueOf: Database.Statement<[string, number], { n: number }>;
 }
 
 /**

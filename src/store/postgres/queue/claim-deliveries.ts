@@ -10,11 +10,11 @@ import { keyLockId } from "./key-locks.ts";
  * Step 1 (see key-locks.ts): lock a window of due pending rows (SKIP LOCKED) and try each one's
  * key lock. Rows whose key another transaction holds are left alone.
  */
-const lockSql = (t: SchemaNames) => `
+const lockSql = (t: SchemaNames, ofEvents = false) => `
   SELECT c.id, c.ordering_key IS NULL
            OR pg_try_advisory_xact_lock(${keyLockId("c.target", "c.ordering_key")}) AS locked
   FROM (SELECT d.id, d.target, d.ordering_key, d.run_at FROM ${t.deliveries} d
-        WHERE d.status = 'pending' AND d.run_at <= $1
+        WHERE d.status = 'pending' AND d.run_at <= $1${ofEvents ? " AND d.event_id = ANY($3::text[])" : ""}
         ORDER BY d.run_at, d.id LIMIT $2
         FOR UPDATE SKIP LOCKED) c
   ORDER BY c.run_at, c.id`;
@@ -156,11 +156,16 @@ export async function claimPostgres(
   ];
   const rows = await withRetry(() =>
     withClient(pool, async (client) => {
-      const oneTrip = await claimInOneTrip(client, t, [now, window, lease]);
+      // A claim for some events only (`eventIds`, rare: one serverless call) takes the long way.
+      const oneTrip = input.eventIds ? null : await claimInOneTrip(client, t, [now, window, lease]);
       if (oneTrip) return oneTrip;
       // Behind a transaction-mode pooler: the same two statements, one round trip each.
       await client.query("BEGIN");
-      const locked = await client.query({ text: lockSql(t), values: [now, window] });
+      const locked = await client.query(
+        input.eventIds
+          ? { text: lockSql(t, true), values: [now, window, input.eventIds] }
+          : { text: lockSql(t), values: [now, window] },
+      );
       const ids = locked.rows.filter((r) => r.locked).map((r) => r.id as string);
       const leased =
         ids.length === 0

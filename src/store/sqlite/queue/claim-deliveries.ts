@@ -10,6 +10,14 @@ const candidatesSql = `
   WHERE status = 'pending' AND run_at <= @now AND (run_at, id) > (@afterRunAt, @afterId)
   ORDER BY run_at, id LIMIT @page`;
 
+// The same, for deliveries of some events only (`eventIds`, a JSON array): read through the
+// event index, so due deliveries of other events ahead of them are never scanned.
+const candidatesOfSql = `
+  SELECT id, target, ordering_key, order_version, run_at FROM deliveries INDEXED BY deliveries_event
+  WHERE event_id IN (SELECT value FROM json_each(@eventIds)) AND status = 'pending'
+    AND run_at <= @now AND (run_at, id) > (@afterRunAt, @afterId)
+  ORDER BY run_at, id LIMIT @page`;
+
 // Anything in flight for the key, dead and blocking it, or queued ahead of this delivery?
 // (served by deliveries_key_queue)
 const aheadSql = `
@@ -83,7 +91,8 @@ const maxScan = 1000;
 export function prepareClaimDeliveries(
   db: Database.Database,
 ): (input: ClaimInput) => ClaimedDelivery[] {
-  const candidates = db.prepare<[Record<string, unknown>], Candidate>(candidatesSql);
+  const candidatesAll = db.prepare<[Record<string, unknown>], Candidate>(candidatesSql);
+  const candidatesOf = db.prepare<[Record<string, unknown>], Candidate>(candidatesOfSql);
   const ahead = db.prepare<[Record<string, unknown>], 1>(aheadSql);
   const block = db.prepare(blockSql);
   const lease = db.prepare<[Record<string, unknown>], LeasedRow>(leaseSql);
@@ -91,14 +100,17 @@ export function prepareClaimDeliveries(
   const event = db.prepare<[string], EventRow>(eventSql);
   const applied = db.prepare<[string, string], { version: number }>(appliedSql);
 
-  return ({ workerId, limit, leaseMs, targetLeaseMs, now }) => {
+  return ({ workerId, limit, leaseMs, targetLeaseMs, now, eventIds }) => {
     const claimed: ClaimedDelivery[] = [];
+    const of = eventIds === undefined ? {} : { eventIds: JSON.stringify(eventIds) };
+    const candidates = eventIds === undefined ? candidatesAll : candidatesOf;
     const at = Math.floor(now);
     let afterRunAt = Number.MIN_SAFE_INTEGER;
     let afterId = "";
     let scanned = 0;
     while (claimed.length < limit && scanned < maxScan) {
       const page = candidates.all({
+        ...of,
         now: at,
         afterRunAt,
         afterId,

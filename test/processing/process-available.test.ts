@@ -1,0 +1,123 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { PermanentError } from "../../src/handlers/errors.ts";
+import { processingInbox } from "../helpers/processing.ts";
+import { storeFactories } from "../helpers/stores.ts";
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each(storeFactories())("inbox.processAvailable ($name)", (factory) => {
+  async function setup(config: Record<string, unknown>) {
+    const store = await factory.open();
+    cleanups.push(() => store.cleanup());
+    const env = processingInbox({
+      store: store.url,
+      retry: { schedule: ["1h"], maxAttempts: 3, jitter: "none" },
+      ...config,
+    });
+    cleanups.push(env.cleanup);
+    return { ...env, store };
+  }
+
+  it("runs what is due and counts done, retried and dead exactly; nothing remains", async () => {
+    const ran: string[] = [];
+    const env = await setup({
+      handlers: {
+        "std:ok": async (event: { dedupKey: string }) => {
+          ran.push(event.dedupKey);
+        },
+        "std:fail": async () => {
+          throw new Error("try again later");
+        },
+        "std:perm": async () => {
+          throw new PermanentError("never");
+        },
+      },
+    });
+    for (let i = 0; i < 3; i++) await env.post(`msg_ok_${i}`, { type: "ok" });
+    for (let i = 0; i < 2; i++) await env.post(`msg_fail_${i}`, { type: "fail" });
+    await env.post("msg_perm", { type: "perm" });
+
+    const result = await env.inbox.processAvailable({ maxMs: 20_000, concurrency: 2 });
+    expect(result).toEqual({ done: 3, retried: 2, dead: 1, failed: 0, released: 0, remaining: 0 });
+    expect(ran.sort()).toEqual(["msg_ok_0", "msg_ok_1", "msg_ok_2"]);
+    expect(await env.store.count("SELECT count(*) AS n FROM attempts")).toBe(6);
+    expect(
+      await env.store.count("SELECT count(*) AS n FROM deliveries WHERE status = 'pending'"),
+    ).toBe(2);
+
+    // The retries are due in an hour: a second call finds nothing.
+    expect(await env.inbox.processAvailable({ maxMs: 20_000 })).toEqual({
+      done: 0,
+      retried: 0,
+      dead: 0,
+      failed: 0,
+      released: 0,
+      remaining: 0,
+    });
+  });
+
+  it("with eventIds claims only those events' deliveries; remaining counts theirs", async () => {
+    const ran: string[] = [];
+    const env = await setup({
+      handlers: {
+        "std:*": async (event: { dedupKey: string }) => {
+          ran.push(event.dedupKey);
+        },
+      },
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await env.post(`msg_${i}`, { type: "x" })).eventId);
+
+    const result = await env.inbox.processAvailable({ eventIds: [ids[1]!, ids[3]!] });
+    expect(result).toEqual({ done: 2, retried: 0, dead: 0, failed: 0, released: 0, remaining: 0 });
+    expect(ran.sort()).toEqual(["msg_1", "msg_3"]);
+    expect(await env.inbox.store.countDue({ now: Date.now() })).toBe(3);
+
+    const rest = await env.inbox.processAvailable({ eventIds: [ids[0]!, "evt_unknown"] });
+    expect(rest).toMatchObject({ done: 1, remaining: 0 });
+    expect(await env.inbox.processAvailable()).toMatchObject({ done: 2, remaining: 0 });
+    expect(ran.sort()).toEqual(["msg_0", "msg_1", "msg_2", "msg_3", "msg_4"]);
+  });
+
+  it("stops claiming at the deadline and puts back what it claimed but did not start, with no attempt charged", async () => {
+    const env = await setup({
+      handlers: {
+        "std:fast": async () => undefined,
+        // Runs past the deadline, and ends within the grace.
+        "std:slow": async () => sleep(600),
+      },
+    });
+    for (let i = 0; i < 30; i++) await env.post(`msg_a_${i}`, { type: "fast" });
+    await env.post("msg_slow", { type: "slow" });
+    for (let i = 0; i < 30; i++) await env.post(`msg_b_${i}`, { type: "fast" });
+
+    const result = await env.inbox.processAvailable({
+      maxMs: 300,
+      graceMs: 10_000,
+      concurrency: 1,
+    });
+    // The fast handlers made the worker claim ahead; those behind the slow one were never started.
+    expect(result.released).toBeGreaterThan(0);
+    expect(result).toMatchObject({ retried: 0, dead: 0, failed: 0 });
+    expect(result.remaining).toBe(61 - result.done);
+    const done = await env.store.count(
+      "SELECT count(*) AS n FROM deliveries WHERE status = 'done'",
+    );
+    expect(done).toBe(result.done);
+    // One attempt per delivery that ran; none for the released ones, which are due again.
+    expect(await env.store.count("SELECT count(*) AS n FROM attempts")).toBe(result.done);
+    expect(
+      await env.store.count(
+        "SELECT count(*) AS n FROM deliveries WHERE status = 'pending' AND attempts = 0",
+      ),
+    ).toBe(61 - result.done);
+    expect(
+      await env.store.count("SELECT count(*) AS n FROM deliveries WHERE status = 'running'"),
+    ).toBe(0);
+  });
+});
