@@ -4,7 +4,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { type HookinboxError, hookinboxError } from "../errors.ts";
 import type { Inbox } from "../inbox.ts";
-import type { ProcessAfterResponse, ProcessingInbox } from "./process-after.ts";
+import type { ProcessAfterResponse } from "./process-after.ts";
 
 /** Options of `nextCronRoute`: the run's bounds and where the secret comes from. */
 export interface NextCronOptions extends ProcessAfterResponse {
@@ -70,7 +70,7 @@ export function nextCronRoute(
       }
       created ??= typeof inbox === "function" ? inbox() : inbox;
       try {
-        const summary = await (created as ProcessingInbox).processAvailable(bounds);
+        const summary = await created.processAvailable(bounds);
         created.logger.info(summary, "cron run processed what was due");
         return Response.json(
           { ok: true, ...summary },

@@ -3,33 +3,13 @@
 // for a bounded time. Whatever does not finish stays due for the next call or the cron route.
 import type { Inbox } from "../inbox.ts";
 import { acceptedEventIds } from "../ingest/accepted-events.ts";
+import type { ProcessAvailableOptions } from "../queue/process-available.ts";
 
-/** How long and how wide one run after a response may go (`inbox.processAvailable` options). */
-export interface ProcessAfterResponse {
-  /** Stop claiming after this many ms (the run ends by `maxMs + graceMs`). */
-  readonly maxMs?: number;
-  /** How long handlers still running at `maxMs` may take before they are released. */
-  readonly graceMs?: number;
-  /** Handlers run at a time. */
-  readonly concurrency?: number;
-}
-
-/** What one bounded processing run did (`inbox.processAvailable`). */
-export interface ProcessSummary {
-  readonly done: number;
-  readonly retried: number;
-  readonly dead: number;
-  readonly failed: number;
-  readonly released: number;
-  readonly remaining: number;
-}
-
-/** An inbox with `processAvailable` (provisional: until it is part of `Inbox`). */
-export type ProcessingInbox = Inbox & {
-  processAvailable(
-    options: ProcessAfterResponse & { eventIds?: readonly string[] },
-  ): Promise<ProcessSummary>;
-};
+/**
+ * How long and how wide one run after a response may go: `inbox.processAvailable`'s `maxMs`,
+ * `graceMs` and `concurrency` (its `eventIds` are the accepted events).
+ */
+export type ProcessAfterResponse = Omit<ProcessAvailableOptions, "eventIds">;
 
 /** Next.js's `after` (from `next/server`), or anything that runs a task once the response is sent. */
 export type AfterFunction = (task: () => Promise<void>) => void;
@@ -65,7 +45,7 @@ export function processAfter(
   if (eventIds !== undefined && eventIds.length === 0) return;
   const task = async () => {
     try {
-      const summary = await (inbox as ProcessingInbox).processAvailable({
+      const summary = await inbox.processAvailable({
         ...options,
         ...(eventIds === undefined ? {} : { eventIds }),
       });
