@@ -49,6 +49,10 @@ export type { KeyFetcher, KeyFetchRequest, KeyFetchResponse } from "./providers/
 export { type PubsubMessage, pubsubMessage } from "./providers/pubsub.ts";
 // The source helpers, one per provider: stripe({ secrets }), github(…), … (derived from the registry).
 export * from "./providers/registry.ts";
+export type {
+  ProcessAvailableOptions,
+  ProcessAvailableResult,
+} from "./queue/process-available.ts";
 export type { Worker } from "./queue/worker.ts";
 export type {
   AttemptView,

@@ -1,7 +1,12 @@
+import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { PermanentError } from "../../src/handlers/errors.ts";
-import { processingInbox } from "../helpers/processing.ts";
+import { createLogger } from "../../src/log.ts";
+import type { ProcessAvailableResult } from "../../src/queue/process-available.ts";
+import { manualClock, processingInbox } from "../helpers/processing.ts";
 import { storeFactories } from "../helpers/stores.ts";
+import { seedFuzzEvents } from "./fixtures/fuzz-config.ts";
+import { runToExit } from "./fixtures/run-child.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -9,6 +14,17 @@ afterEach(async () => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A call's result: zero but for `counts`. */
+const counted = (counts: Partial<ProcessAvailableResult> = {}): ProcessAvailableResult => ({
+  done: 0,
+  retried: 0,
+  dead: 0,
+  failed: 0,
+  released: 0,
+  remaining: 0,
+  ...counts,
+});
 
 describe.each(storeFactories())("inbox.processAvailable ($name)", (factory) => {
   async function setup(config: Record<string, unknown>) {
@@ -43,7 +59,7 @@ describe.each(storeFactories())("inbox.processAvailable ($name)", (factory) => {
     await env.post("msg_perm", { type: "perm" });
 
     const result = await env.inbox.processAvailable({ maxMs: 20_000, concurrency: 2 });
-    expect(result).toEqual({ done: 3, retried: 2, dead: 1, failed: 0, released: 0, remaining: 0 });
+    expect(result).toEqual(counted({ done: 3, retried: 2, dead: 1 }));
     expect(ran.sort()).toEqual(["msg_ok_0", "msg_ok_1", "msg_ok_2"]);
     expect(await env.store.count("SELECT count(*) AS n FROM attempts")).toBe(6);
     expect(
@@ -51,14 +67,7 @@ describe.each(storeFactories())("inbox.processAvailable ($name)", (factory) => {
     ).toBe(2);
 
     // The retries are due in an hour: a second call finds nothing.
-    expect(await env.inbox.processAvailable({ maxMs: 20_000 })).toEqual({
-      done: 0,
-      retried: 0,
-      dead: 0,
-      failed: 0,
-      released: 0,
-      remaining: 0,
-    });
+    expect(await env.inbox.processAvailable({ maxMs: 20_000 })).toEqual(counted());
   });
 
   it("with eventIds claims only those events' deliveries; remaining counts theirs", async () => {
@@ -74,7 +83,7 @@ describe.each(storeFactories())("inbox.processAvailable ($name)", (factory) => {
     for (let i = 0; i < 5; i++) ids.push((await env.post(`msg_${i}`, { type: "x" })).eventId);
 
     const result = await env.inbox.processAvailable({ eventIds: [ids[1]!, ids[3]!] });
-    expect(result).toEqual({ done: 2, retried: 0, dead: 0, failed: 0, released: 0, remaining: 0 });
+    expect(result).toEqual(counted({ done: 2 }));
     expect(ran.sort()).toEqual(["msg_1", "msg_3"]);
     expect(await env.inbox.store.countDue({ now: Date.now() })).toBe(3);
 
@@ -120,4 +129,94 @@ describe.each(storeFactories())("inbox.processAvailable ($name)", (factory) => {
       await env.store.count("SELECT count(*) AS n FROM deliveries WHERE status = 'running'"),
     ).toBe(0);
   });
+
+  it("abandons a handler still running at the grace deadline; a later call rescues it once its lease expired and runs it exactly once more", async () => {
+    const clock = manualClock();
+    let runs = 0;
+    const store = await factory.open();
+    cleanups.push(() => store.cleanup());
+    const env = processingInbox(
+      {
+        store: store.url,
+        handlers: {
+          // The first run hangs and ignores its signal; the second returns.
+          "std:hang": async () => {
+            runs++;
+            if (runs === 1) await new Promise(() => undefined);
+          },
+        },
+        worker: { lease: "1m" },
+      },
+      { now: clock.now },
+    );
+    cleanups.push(env.cleanup);
+    const { eventId } = await env.post("msg_hang", { type: "hang" });
+
+    // Long enough for the claim to land before the deadline on a busy machine.
+    const first = await env.inbox.processAvailable({ maxMs: 2_000, graceMs: 100 });
+    expect(first).toEqual(counted({ failed: 1 }));
+    expect(runs).toBe(1);
+    // Still leased to the abandoned run: a call inside the lease leaves it alone.
+    expect(await env.inbox.processAvailable({ maxMs: 100, graceMs: 100 })).toEqual(counted());
+    expect(runs).toBe(1);
+
+    clock.advance(60_001);
+    const second = await env.inbox.processAvailable({ maxMs: 5_000, graceMs: 100 });
+    expect(second).toEqual(counted({ done: 1 }));
+    expect(runs).toBe(2);
+    const delivery = (await env.inbox.store.getEvent(eventId))!.deliveries[0]!;
+    expect(delivery.status).toBe("done");
+    expect(delivery.attemptLog!.map((a) => a.outcome)).toEqual(["lease-expired", "success"]);
+  });
+
+  it("warns once per inbox when a lease is not longer than maxMs + graceMs", async () => {
+    const lines: string[] = [];
+    const destination = new PassThrough();
+    destination.on("data", (chunk: Buffer) => lines.push(...chunk.toString().trim().split("\n")));
+    const store = await factory.open();
+    cleanups.push(() => store.cleanup());
+    const env = processingInbox(
+      {
+        store: store.url,
+        handlers: {
+          "std:short": { handler: async () => undefined, options: { lease: "2s" } },
+          "std:long": async () => undefined,
+        },
+        worker: { lease: "1m" },
+      },
+      { logger: createLogger({ level: "warn", destination }) },
+    );
+    cleanups.push(env.cleanup);
+    await env.inbox.processAvailable({ maxMs: 100, graceMs: 100 });
+    expect(lines).toEqual([]);
+    await env.inbox.processAvailable({ maxMs: 1_000, graceMs: 1_000 });
+    await env.inbox.processAvailable({ maxMs: 1_000, graceMs: 1_000 });
+    const warnings = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ leases: ["std:short"], maxMs: 1_000, graceMs: 1_000 });
+  });
+
+  const writers =
+    factory.kind === "sqlite" ? (["inline", "thread"] as const) : (["inline"] as const);
+  it.each(writers)(
+    "leaves nothing behind: a process that never calls close() exits on its own (%s writer)",
+    async (writer) => {
+      const store = await factory.open();
+      cleanups.push(() => store.cleanup());
+      await seedFuzzEvents(
+        store,
+        Array.from({ length: 20 }, (_, i) => `msg_exit_${i}`),
+      );
+
+      // Nothing kills the child: the test waits for it to end by itself.
+      const run = await runToExit("process-available-child.ts", [store.url, "60000", writer]);
+      expect(run).toMatchObject({ code: 0, signal: null });
+      expect(JSON.parse(run.stdout)).toEqual({
+        result: counted({ done: 20 }),
+        // Nothing keeps its event loop alive after the call: no timer, socket, LISTEN or thread.
+        alive: [],
+      });
+      expect(await store.count("SELECT count(*) AS n FROM handled")).toBe(20);
+    },
+  );
 });

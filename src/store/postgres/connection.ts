@@ -182,6 +182,9 @@ export function createPool(
     ...(url.pgbouncer ? { Client: UnnamedStatementClient } : {}),
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
+    // Idle connections do not keep the process alive: a process that never calls close() (a cron
+    // run of processAvailable, a serverless function) may exit once its work is done.
+    allowExitOnIdle: true,
     application_name: "hookinbox",
     // No JIT: hookinbox's statements are short and index-driven, but where the planner's estimates
     // run high (tables never analyzed, nine day partitions in an UPDATE) their cost passes

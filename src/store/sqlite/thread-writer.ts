@@ -64,10 +64,8 @@ export async function startThreadWriter(options: {
   const worker = new Worker(new URL(writerThreadEntry, import.meta.url), {
     workerData: options,
   });
-  const pending = new Map<
-    number,
-    { resolve: (value: unknown) => void; reject: (error: unknown) => void }
-  >();
+  type Waiter = { resolve: (value: unknown) => void; reject: (error: unknown) => void };
+  const pending = new Map<number, Waiter>();
   let nextId = 1;
   let nextTx = 1;
   let counters = { commits: 0, largestBatch: 0 };
@@ -76,6 +74,12 @@ export async function startThreadWriter(options: {
   const ready = new Promise<void>((resolve, reject) => {
     pending.set(0, { resolve: () => resolve(), reject });
   });
+  // The thread keeps the process alive only while a reply is awaited: an idle writer lets a
+  // process that never calls close() exit (a cron run of processAvailable, a script).
+  const awaitReply = (id: number, waiter: Waiter) => {
+    pending.set(id, waiter);
+    if (pending.size === 1) worker.ref();
+  };
   worker.on("message", (message: Replies) => {
     counters = { commits: message.commits, largestBatch: message.largestBatch };
     for (const reply of message.replies) {
@@ -85,6 +89,7 @@ export async function startThreadWriter(options: {
       if (reply.ok) waiter.resolve(reply.value);
       else waiter.reject(unwire(reply.error!));
     }
+    if (pending.size === 0) worker.unref();
   });
   const failAll = (error: Error) => {
     exited = error;
@@ -108,7 +113,7 @@ export async function startThreadWriter(options: {
     flush(); // keep the order in which operations were issued
     const id = nextId++;
     return new Promise<T>((resolve, reject) => {
-      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      awaitReply(id, { resolve: resolve as (value: unknown) => void, reject });
       worker.postMessage({ ...message, id });
     });
   };
@@ -129,7 +134,7 @@ export async function startThreadWriter(options: {
     if (exited) return Promise.reject(exited);
     const id = nextId++;
     return new Promise<T>((resolve, reject) => {
-      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      awaitReply(id, { resolve: resolve as (value: unknown) => void, reject });
       if (batch.length === 0) setImmediate(flush);
       batch.push({
         id,
