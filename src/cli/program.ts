@@ -18,6 +18,7 @@ import { registerRunbooks } from "./runbooks.ts";
 import { sendCommand } from "./send.ts";
 import { startCommand } from "./start.ts";
 import { registerStuck } from "./stuck.ts";
+import { workCommand } from "./work.ts";
 
 const config = "-c, --config <file>";
 const configHelp = "config file (default: hookinbox.config.* in this folder)";
@@ -82,6 +83,13 @@ export function buildProgram(host: CommandHost, argv: readonly string[], version
     .option("-p, --port <n>", "port to listen on (0: any free port)")
     .option("--host <host>", "address to listen on")
     .option("--role <role>", "all, ingest or worker");
+  passThrough(program, host, argv, "work", (args) => workCommand(ctx, args))
+    .description("process what is due for a bounded time, then exit (a cron job's worker)")
+    .option(config, configHelp)
+    .option("--once", "one pass (required)")
+    .option("--max-time <duration>", "stop claiming after this long (default 50s)")
+    .option("--grace <duration>", "then let running handlers finish this long (default 5s)")
+    .option("--concurrency <n>", "handlers at once (default worker.concurrency)");
   passThrough(program, host, argv, "migrate", (args) => migrateCommand(ctx, args))
     .description("apply store migrations")
     .option(config, configHelp);
