@@ -243,6 +243,37 @@ const registry = {
     message:
       "processAvailable options are invalid: maxMs and graceMs are ms >= 0, concurrency an integer >= 1, eventIds an array of event ids",
   },
+  // Prisma inside ctx.transaction (hookinbox/prisma)
+  HOOKINBOX_PRISMA_NO_TRANSACTION: {
+    status: 500,
+    message:
+      "withPrisma needs the tx of a ctx.transaction that is still running: call it inside ctx.transaction's callback with that tx",
+  },
+  HOOKINBOX_PRISMA_NOT_JOINABLE: {
+    status: 500,
+    message:
+      "This PrismaClient's adapter does not run on a joinable pool: build it with new PrismaPg(joinablePool(pg, config))",
+  },
+  HOOKINBOX_PRISMA_PG_MISMATCH: {
+    status: 500,
+    message:
+      "The pool comes from another copy of pg than the one @prisma/adapter-pg loads, so PrismaPg would open its own: give joinablePool the pg that @prisma/adapter-pg resolves (npm dedupe pg)",
+  },
+  HOOKINBOX_PRISMA_OUTSIDE_TRANSACTION: {
+    status: 500,
+    message:
+      "A Prisma query came for a delivery transaction that has ended: await every Prisma call inside withPrisma's callback, on its db",
+  },
+  HOOKINBOX_PRISMA_DIALECT_MISMATCH: {
+    status: 500,
+    message:
+      "The PrismaClient's database is not the store's: use a PostgreSQL PrismaClient (PrismaPg) with a PostgreSQL store",
+  },
+  HOOKINBOX_PRISMA_SQLITE_UNSUPPORTED: {
+    status: 500,
+    message:
+      "Prisma cannot join a SQLite store's transaction: use a PostgreSQL store, or tx.query on SQLite",
+  },
   // forwarding to destinations (attempt errors carry the code in their message)
   HOOKINBOX_DESTINATION_NOT_FOUND: { status: 404, message: "No such destination" },
   HOOKINBOX_DESTINATION_LOOP: {

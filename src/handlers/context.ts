@@ -5,6 +5,7 @@ import type { AlertRecord } from "../store/alert-types.ts";
 import type { ClaimedDelivery, CompleteInput, QueueStore } from "../store/queue-types.ts";
 import { EffectHeldError } from "./errors.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
+import { whileOpen } from "./open-transactions.ts";
 import type { HandlerContext } from "./types.ts";
 
 const defaultStaleAfterMs = 5 * 60_000;
@@ -56,7 +57,7 @@ export function createHandlerContext(options: {
     async transaction(work) {
       if (transactionUsed) throw hookinboxError("HOOKINBOX_TRANSACTION_REUSED");
       transactionUsed = true;
-      const result = await store.completeDelivery(completeInput(), work);
+      const result = await store.completeDelivery(completeInput(), (tx) => whileOpen(tx, work));
       state.completed = true;
       return result as Awaited<ReturnType<typeof work>>;
     },
