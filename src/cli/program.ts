@@ -24,7 +24,7 @@ const config = "-c, --config <file>";
 const configHelp = "config file (default: hookinbox.config.* in this folder)";
 
 /**
- * A command that parses its own arguments (start, migrate, send, probe, retention): commander
+ * A command that parses its own arguments (start, work, migrate, send, probe, retention): commander
  * gives it `--help` and completion from the options declared here, then hands it the raw
  * arguments after its name; its own strict parser still refuses what it does not know.
  */
@@ -84,12 +84,13 @@ export function buildProgram(host: CommandHost, argv: readonly string[], version
     .option("--host <host>", "address to listen on")
     .option("--role <role>", "all, ingest or worker");
   passThrough(program, host, argv, "work", (args) => workCommand(ctx, args))
-    .description("process what is due for a bounded time, then exit (a cron job's worker)")
+    .description("process what is due for a bounded time, then exit (cron, CronJob, systemd timer)")
     .option(config, configHelp)
-    .option("--once", "one pass (required)")
+    .option("--once", "required: run once and exit")
     .option("--max-time <duration>", "stop claiming after this long (default 50s)")
     .option("--grace <duration>", "then let running handlers finish this long (default 5s)")
-    .option("--concurrency <n>", "handlers at once (default worker.concurrency)");
+    .option("--concurrency <n>", "handlers at once (default worker.concurrency)")
+    .option("--json", "print one JSON object instead of text");
   passThrough(program, host, argv, "migrate", (args) => migrateCommand(ctx, args))
     .description("apply store migrations")
     .option(config, configHelp);

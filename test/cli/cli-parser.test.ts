@@ -45,8 +45,8 @@ describe("the hookinbox argument parser (in-process)", () => {
 
   it("answers --help on every command and subcommand, exit 0, on stdout", async () => {
     const paths = commandPaths();
-    // 30, plus overview, events search, receipts list and runbooks list (and their groups).
-    expect(paths.length).toBe(36);
+    // 30, plus overview, events search, receipts list and runbooks list (and their groups), and work.
+    expect(paths.length).toBe(37);
     for (const path of paths) {
       const help = await runCli([...path, "--help"]);
       expect({ path, code: help.code, stderr: help.stderr }).toEqual({ path, code: 0, stderr: "" });
@@ -74,6 +74,7 @@ describe("the hookinbox argument parser (in-process)", () => {
       [["replay", "--filter", "from=yesterday"], /--filter from must be an ISO 8601 time/],
       [["completion", "fish"], /bash or zsh/],
       [["start", "--nope"], /HOOKINBOX_USAGE/],
+      [["work"], /work runs once and exits: hookinbox work --once/],
     ];
     for (const [args, message] of cases) {
       const result = await runCli(args);
@@ -89,7 +90,7 @@ describe("the hookinbox argument parser (in-process)", () => {
 
   it("refuses an unknown option on every command and subcommand, in one line, exit 2", async () => {
     const paths = [[], ...commandPaths()];
-    expect(paths.length).toBe(37);
+    expect(paths.length).toBe(38);
     for (const path of paths) {
       // Required options given (commander checks them first), so only the unknown one is wrong.
       const result = await runCli([...path, ...required(path), "--no-such-option"]);
@@ -99,7 +100,7 @@ describe("the hookinbox argument parser (in-process)", () => {
         stdout: "",
       });
       // commander's "unknown option", or node:util's "Unknown option" for the commands that
-      // parse their own arguments (start, migrate, send, probe, retention run).
+      // parse their own arguments (start, work, migrate, send, probe, retention run).
       expect(result.stderr).toMatch(
         /^hookinbox: HOOKINBOX_USAGE: [Uu]nknown option '--no-such-option' \(see hookinbox (?:[a-z]+ )*--help\)\n$/,
       );

@@ -1,18 +1,32 @@
+import { execFile } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadSqliteMigrations } from "../../src/store/sqlite/migrate.ts";
-import { hookinboxProcess } from "../helpers/cli-process.ts";
 import { spawnCommand } from "../helpers/gateway-process.ts";
 import { stripeRequest, testSources } from "../helpers/signers.ts";
 import { repoRoot, tempDir } from "../helpers/temp.ts";
 
+const run = promisify(execFile);
 const cleanups: Array<() => void> = [];
 afterAll(() => {
   for (const cleanup of cleanups) cleanup();
 });
 
-const hookinbox = hookinboxProcess;
+function hookinbox(cwd: string, args: string[]) {
+  return run(process.execPath, [join(repoRoot, "bin/hookinbox.mjs"), ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "" },
+  }).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({
+      code: e.code,
+      stdout: e.stdout,
+      stderr: e.stderr,
+    }),
+  );
+}
 
 describe("hookinbox CLI", () => {
   it("starts with no config file on the embedded default, and a newcomer's test event is stored", async () => {

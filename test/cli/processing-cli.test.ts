@@ -1,9 +1,10 @@
+import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { testAdminToken } from "../helpers/admin-token.ts";
-import { hookinboxProcess } from "../helpers/cli-process.ts";
 import { type GatewayProcess, spawnCommand } from "../helpers/gateway-process.ts";
 import { secrets, stripeRequest } from "../helpers/signers.ts";
 import { repoRoot, tempDir } from "../helpers/temp.ts";
@@ -11,6 +12,7 @@ import { repoRoot, tempDir } from "../helpers/temp.ts";
 // The processing CLI (replay, dlq, stuck, effects) against a real gateway process on the same
 // SQLite file, including a real SIGKILL in the middle of an effect.
 
+const run = promisify(execFile);
 const token = testAdminToken;
 const cleanups: Array<() => void> = [];
 const gateways: GatewayProcess[] = [];
@@ -24,7 +26,19 @@ afterAll(async () => {
   for (const cleanup of cleanups) cleanup();
 });
 
-const hookinbox = hookinboxProcess;
+function hookinbox(cwd: string, args: string[]) {
+  return run(process.execPath, [join(repoRoot, "bin/hookinbox.mjs"), ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "" },
+  }).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({
+      code: e.code,
+      stdout: e.stdout,
+      stderr: e.stderr,
+    }),
+  );
+}
 
 const json = (text: string) => JSON.parse(text) as Record<string, any>;
 

@@ -1,7 +1,19 @@
 import { join } from "node:path";
 import { createInbox, type Inbox, type InboxOptions } from "../../src/inbox.ts";
+import type { ProcessAvailableResult } from "../../src/queue/process-available.ts";
 import { secrets, standardRequest } from "./signers.ts";
 import { tempDir } from "./temp.ts";
+
+/** A `processAvailable` result: zero but for `counts`. */
+export const counted = (counts: Partial<ProcessAvailableResult> = {}): ProcessAvailableResult => ({
+  done: 0,
+  retried: 0,
+  dead: 0,
+  failed: 0,
+  released: 0,
+  remaining: 0,
+  ...counts,
+});
 
 /** A clock the test moves by hand. */
 export function manualClock(start = Date.now()) {

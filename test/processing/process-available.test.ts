@@ -2,8 +2,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { PermanentError } from "../../src/handlers/errors.ts";
 import { createLogger } from "../../src/log.ts";
-import type { ProcessAvailableResult } from "../../src/queue/process-available.ts";
-import { manualClock, processingInbox } from "../helpers/processing.ts";
+import { counted, manualClock, processingInbox } from "../helpers/processing.ts";
 import { storeFactories } from "../helpers/stores.ts";
 import { seedFuzzEvents } from "./fixtures/fuzz-config.ts";
 import { runToExit } from "./fixtures/run-child.ts";
@@ -14,17 +13,6 @@ afterEach(async () => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A call's result: zero but for `counts`. */
-const counted = (counts: Partial<ProcessAvailableResult> = {}): ProcessAvailableResult => ({
-  done: 0,
-  retried: 0,
-  dead: 0,
-  failed: 0,
-  released: 0,
-  remaining: 0,
-  ...counts,
-});
 
 describe.each(storeFactories())("inbox.processAvailable ($name)", (factory) => {
   async function setup(config: Record<string, unknown>) {
