@@ -252,7 +252,7 @@ const registry = {
   HOOKINBOX_PRISMA_NOT_JOINABLE: {
     status: 500,
     message:
-      "This PrismaClient's adapter does not run on a joinable pool: build it with new PrismaPg(joinablePool(pg, config))",
+      "This PrismaClient's adapter cannot join a delivery's transaction: build it with new PrismaPg(joinablePool(pg, config)), or joinableSqlite(PrismaBetterSqlite3, config) on SQLite",
   },
   HOOKINBOX_PRISMA_PG_MISMATCH: {
     status: 500,
@@ -267,12 +267,12 @@ const registry = {
   HOOKINBOX_PRISMA_DIALECT_MISMATCH: {
     status: 500,
     message:
-      "The PrismaClient's database is not the store's: use a PostgreSQL PrismaClient (PrismaPg) with a PostgreSQL store",
+      "The PrismaClient's database is not the store's: use a PostgreSQL PrismaClient with a PostgreSQL store, a SQLite one with a SQLite store",
   },
   HOOKINBOX_PRISMA_SQLITE_UNSUPPORTED: {
     status: 500,
     message:
-      "Prisma cannot join a SQLite store's transaction: use a PostgreSQL store, or tx.query on SQLite",
+      'Prisma cannot join a SQLite store whose writer runs in a thread: use writer "inline", a PostgreSQL store, or tx.query',
   },
   // forwarding to destinations (attempt errors carry the code in their message)
   HOOKINBOX_DESTINATION_NOT_FOUND: { status: 404, message: "No such destination" },

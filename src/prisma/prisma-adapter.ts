@@ -9,7 +9,15 @@ interface AdapterFactoryShape {
   readonly config?: unknown;
 }
 
-function adapterOf(prisma: object): AdapterFactoryShape | undefined {
+/**
+ * The driver adapter factory a PrismaClient was built with, if its internals can be read.
+ *
+ * @example
+ * ```ts
+ * adapterOf(new PrismaClient({ adapter: new PrismaPg(pool) })); // the PrismaPg factory
+ * ```
+ */
+export function adapterOf(prisma: object): AdapterFactoryShape | undefined {
   const engineConfig = (prisma as { _engineConfig?: { adapter?: unknown } })._engineConfig;
   const adapter = engineConfig?.adapter;
   return typeof adapter === "object" && adapter !== null ? adapter : undefined;

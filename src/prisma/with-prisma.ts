@@ -1,7 +1,8 @@
 import { hookinboxError } from "../errors.ts";
 import { isOpenTransaction } from "../handlers/open-transactions.ts";
 import type { TransactionClient } from "../store/queue-types.ts";
-import { adapterPool, prismaDialect } from "./prisma-adapter.ts";
+import { isJoinableSqlite } from "./joinable-sqlite.ts";
+import { adapterOf, adapterPool, prismaDialect } from "./prisma-adapter.ts";
 import { type PrismaScope, runInScope } from "./scope.ts";
 
 /** Limits passed to Prisma's interactive transaction (its defaults: 2 s and 5 s). */
@@ -36,7 +37,14 @@ function refusal(prisma: object, tx: unknown) {
       "HOOKINBOX_PRISMA_DIALECT_MISMATCH",
       `the PrismaClient is ${dialect}, the store ${tx.dialect}`,
     );
-  if (tx.dialect === "sqlite") return hookinboxError("HOOKINBOX_PRISMA_SQLITE_UNSUPPORTED");
+  if (tx.dialect === "sqlite") {
+    // writer: "thread": the store's connection lives in another thread.
+    if (tx.connection === null) return hookinboxError("HOOKINBOX_PRISMA_SQLITE_UNSUPPORTED");
+    const adapter = adapterOf(prisma);
+    return adapter && !isJoinableSqlite(adapter)
+      ? hookinboxError("HOOKINBOX_PRISMA_NOT_JOINABLE")
+      : undefined;
+  }
   switch (adapterPool(prisma)) {
     case "pg-mismatch":
       return hookinboxError("HOOKINBOX_PRISMA_PG_MISMATCH");
@@ -51,8 +59,8 @@ function refusal(prisma: object, tx: unknown) {
  * Runs `fn` in a Prisma interactive transaction that joins the delivery's transaction `tx` (from
  * `ctx.transaction`): every query on `db` runs on the delivery's connection, inside a savepoint,
  * and commits with the delivery's `done` or not at all. Returns what `fn` returns. The
- * PrismaClient must be built on `joinablePool` (PostgreSQL). Use `db`, never `prisma`, inside
- * `fn`, and await every query there.
+ * PrismaClient must be built on `joinablePool` (PostgreSQL) or `joinableSqlite` (SQLite, inline
+ * writer). Use `db`, never `prisma`, inside `fn`, and await every query there.
  *
  * Refusals: HOOKINBOX_PRISMA_NO_TRANSACTION (`tx` is not an open `ctx.transaction` tx),
  * HOOKINBOX_PRISMA_DIALECT_MISMATCH, HOOKINBOX_PRISMA_SQLITE_UNSUPPORTED,

@@ -11,7 +11,7 @@ import pg from "pg";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isHookinboxError } from "../../src/errors.ts";
 import type { HandlerContext, HandlerEvent } from "../../src/handlers/types.ts";
-import { joinablePool, withPrisma } from "../../src/prisma/index.ts";
+import { joinablePool, joinableSqlite, withPrisma } from "../../src/prisma/index.ts";
 import { joinablePoolClass } from "../../src/prisma/joinable-pool.ts";
 import type { TransactionClient } from "../../src/store/queue-types.ts";
 import { generatedPrismaClient } from "../helpers/prisma-client.ts";
@@ -384,41 +384,104 @@ describe.each(postgresStores)("withPrisma on PostgreSQL ($name)", (factory) => {
   });
 });
 
-// SQLite, with both writers: the store's transaction runs on its own better-sqlite3 connection
-// (inline) or in a writer thread; Prisma joins neither (see docs/recipes.md).
-const sqliteVariants = sqliteStores.flatMap((factory) =>
-  (["inline", "thread"] as const).map((writer) => ({ name: `sqlite-${writer}`, factory, writer })),
-);
+// SQLite, with both writers. Inline: the store's transaction runs on its own better-sqlite3
+// connection in the caller's thread, and a joinableSqlite client runs Prisma on it. Thread: that
+// connection lives in the writer thread, and withPrisma refuses.
+const sqliteFile = (store: TestStore) => store.url.replace(/^sqlite:/, "");
 
-describe.each(sqliteVariants)("withPrisma on SQLite ($name)", ({ factory, writer }) => {
-  it("refuses a SQLite PrismaClient (unsupported) and a PostgreSQL one (dialect), writing nothing", async () => {
-    const store = await factory.open();
-    cleanups.push(() => store.cleanup());
-    await store.exec(
-      'CREATE TABLE "Credit" (id INTEGER PRIMARY KEY, "eventId" TEXT NOT NULL UNIQUE, amount INTEGER NOT NULL)',
-    );
-    const fromSqlite = sqlitePrisma(store);
-    const { prisma: fromPostgres } = joinablePrisma({ ...store, url: postgresUrlForShape });
-    const codes: Record<string, string> = {};
+function joinableSqlitePrisma(store: TestStore) {
+  const prisma = new SqliteClient({
+    adapter: joinableSqlite(PrismaBetterSqlite3, { url: `file:${sqliteFile(store)}` }),
+  }) as CreditPrisma;
+  cleanups.push(() => prisma.$disconnect());
+  return prisma;
+}
+
+async function openSqlite() {
+  const store = await sqliteStores[0]!.open();
+  cleanups.push(() => store.cleanup());
+  await store.exec(
+    'CREATE TABLE "Credit" (id INTEGER PRIMARY KEY AUTOINCREMENT, "eventId" TEXT NOT NULL UNIQUE, amount INTEGER NOT NULL)',
+  );
+  return store;
+}
+
+describe.runIf(sqliteStores.length > 0)("withPrisma on SQLite", () => {
+  it("inline writer: N deliveries give N rows; a throw after the write leaves none and the retry writes once", async () => {
+    const store = await openSqlite();
+    const prisma = joinableSqlitePrisma(store);
     const { env, worker } = inboxWith(
       store,
-      async (_event, ctx) => {
+      async (event, ctx) => {
+        const { order } = event.payload;
         await ctx.transaction(async (tx) => {
-          const write = (db: CreditDb) =>
-            db.credit.create({ data: { eventId: "ord_x", amount: 1 } });
-          codes.sqlite = await refusedWith(() => withPrisma(fromSqlite, tx, write));
-          codes.postgres = await refusedWith(() => withPrisma(fromPostgres, tx, write));
+          await withPrisma(prisma, tx, async (db) => {
+            await db.credit.create({ data: { eventId: order, amount: event.attempt } });
+            const found = await db.credit.findUnique({ where: { eventId: order } });
+            if (found?.amount !== event.attempt) throw new Error("own row not visible");
+            if (order === "ord_inside" && event.attempt === 1) throw new Error("refused inside");
+          });
+          if (order === "ord_after" && event.attempt === 1) throw new Error("refused after");
         });
       },
-      writer,
+      "inline",
     );
-    await env.post("msg_sqlite", { type: "order.paid", order: "ord_x", amount: 1 });
-    await until(() => worker.stats().done === 1, 30_000, "the delivery done");
+    const n = 8;
+    for (let i = 0; i < n; i++)
+      await env.post(`msg_${i}`, { type: "order.paid", order: `ord_${i}`, amount: 1 });
+    await env.post("msg_inside", { type: "order.paid", order: "ord_inside", amount: 1 });
+    await env.post("msg_after", { type: "order.paid", order: "ord_after", amount: 1 });
+    await until(() => worker.stats().done === n + 2, 30_000, "every delivery done");
 
-    expect(codes).toEqual({
-      sqlite: "HOOKINBOX_PRISMA_SQLITE_UNSUPPORTED",
-      postgres: "HOOKINBOX_PRISMA_DIALECT_MISMATCH",
-    });
-    expect(await store.count('SELECT count(*) AS n FROM "Credit"')).toBe(0);
+    expect(await store.count('SELECT count(*) AS n FROM "Credit"')).toBe(n + 2);
+    expect(await store.count('SELECT count(*) AS n FROM "Credit" WHERE amount = 1')).toBe(n);
+    expect(
+      await store.rows(
+        'SELECT "eventId", amount FROM "Credit" WHERE "eventId" IN (\'ord_inside\', \'ord_after\') ORDER BY "eventId"',
+      ),
+    ).toEqual([
+      { eventId: "ord_after", amount: 2 },
+      { eventId: "ord_inside", amount: 2 },
+    ]);
+    expect(worker.stats()).toMatchObject({ done: n + 2, retry: 2, dead: 0 });
   });
+
+  it.each(["inline", "thread"] as const)(
+    "%s writer: refuses what cannot join, each with its own code, writing nothing",
+    async (writer) => {
+      const store = await openSqlite();
+      const joinable = joinableSqlitePrisma(store);
+      const plain = sqlitePrisma(store);
+      const { prisma: fromPostgres } = joinablePrisma({ ...store, url: postgresUrlForShape });
+      const codes: Record<string, string> = {};
+      const { env, worker } = inboxWith(
+        store,
+        async (_event, ctx) => {
+          await ctx.transaction(async (tx) => {
+            const write = (db: CreditDb) =>
+              db.credit.create({ data: { eventId: "ord_x", amount: 1 } });
+            codes.joinable = await refusedWith(() => withPrisma(joinable, tx, write));
+            codes.plain = await refusedWith(() => withPrisma(plain, tx, write));
+            codes.postgres = await refusedWith(() => withPrisma(fromPostgres, tx, write));
+          });
+        },
+        writer,
+      );
+      await env.post("msg_sqlite", { type: "order.paid", order: "ord_x", amount: 1 });
+      await until(() => worker.stats().done === 1, 30_000, "the delivery done");
+
+      expect(codes).toEqual({
+        // Inline, the joinable client writes (then the plain one is refused, the row stays once).
+        joinable: writer === "inline" ? "not refused" : "HOOKINBOX_PRISMA_SQLITE_UNSUPPORTED",
+        plain:
+          writer === "inline"
+            ? "HOOKINBOX_PRISMA_NOT_JOINABLE"
+            : "HOOKINBOX_PRISMA_SQLITE_UNSUPPORTED",
+        postgres: "HOOKINBOX_PRISMA_DIALECT_MISMATCH",
+      });
+      expect(await store.count('SELECT count(*) AS n FROM "Credit"')).toBe(
+        writer === "inline" ? 1 : 0,
+      );
+    },
+  );
 });
