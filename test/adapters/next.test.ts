@@ -254,6 +254,22 @@ describe.each(storeFactories().filter((f) => f.name !== "pgbouncer"))(
       expect(JSON.stringify(log.lines)).not.toMatch(/in_evt_|cus_1/); // no body in any line
     });
 
+    it("keeps the route's own options: a fixed source, a differently named segment, a catch-all", async () => {
+      const fixed = nextRouteHandler(() => inbox, { source: "stripe" });
+      const named = nextRouteHandler(() => inbox, { param: "provider" });
+      const answers = [
+        await fixed.POST(post("stripe", stripeEvent("evt_fixed")), { params: Promise.resolve({}) }),
+        await named.POST(post("stripe", stripeEvent("evt_named")), {
+          params: Promise.resolve({ provider: "stripe" }),
+        }),
+        await named.POST(post("stripe", stripeEvent("evt_catch_all")), {
+          params: Promise.resolve({ provider: ["stri", "pe"] }),
+        }),
+      ];
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 404]);
+      expect((await deliveries()).map((d) => d.key)).toEqual(["evt_fixed", "evt_named"]);
+    });
+
     it("the cron route runs what is due behind the secret: 503 unset, 401 missing or wrong, then 200 with the summary", async () => {
       const { POST } = nextRouteHandler(() => inbox);
       for (const id of ["evt_c1", "evt_c2", "evt_c3"]) {
