@@ -31,6 +31,8 @@ export interface WorkerAlerts {
   /** The outbox rows the store records in the transaction that holds effect `name`. */
   heldAlert(name: string, delivery: ClaimedDelivery): AlertRecord | undefined;
   stop(): void;
+  /** Resolves once no dead-letter sweep (and the alert pass after it) is under way. */
+  settled(): Promise<void>;
 }
 
 /** What a held-effect alert says (the store fills in `effectId` when it records it). */
@@ -78,6 +80,7 @@ export function workerAlerts(options: WorkerAlertsOptions): WorkerAlerts {
   };
 
   const sweeping = { running: false, again: false };
+  let sweep: Promise<void> | null = null;
   const deadLetter = () => {
     if (sweeping.running) {
       sweeping.again = true;
@@ -85,13 +88,14 @@ export function workerAlerts(options: WorkerAlertsOptions): WorkerAlerts {
     }
     sweeping.running = true;
     sweeping.again = false;
-    sweepDeadLetterAlerts(store, options.alerts, log, now)
+    sweep = sweepDeadLetterAlerts(store, options.alerts, log, now)
       .catch((error: unknown) =>
         log.error({ err: (error as Error).message }, "dead-letter alert sweep failed"),
       )
       .then(() => sendAlerts())
       .finally(() => {
         sweeping.running = false;
+        sweep = null;
         if (sweeping.again && !stopped) deadLetter();
       });
   };
@@ -135,6 +139,9 @@ export function workerAlerts(options: WorkerAlertsOptions): WorkerAlerts {
     stop() {
       stopped = true;
       for (const timer of timers.splice(0)) clearInterval(timer);
+    },
+    async settled() {
+      while (sweep) await sweep;
     },
   };
 }

@@ -253,6 +253,16 @@ export function startWorker(options: WorkerOptions): Worker {
       }
       await finishing.settled(timeoutMs);
       keeping?.stop();
+      // A dead letter's alert under way goes out (and is marked) before the store may close; a
+      // hook that hangs holds the stop no longer than the timeout (the next sweep sends it again).
+      let late: NodeJS.Timeout | undefined;
+      await Promise.race([
+        alerts.settled(),
+        new Promise((resolve) => {
+          late = setTimeout(resolve, timeoutMs);
+        }),
+      ]);
+      clearTimeout(late);
       await forwarder?.close().catch(() => undefined);
       mode = "stopped";
       return stopped();

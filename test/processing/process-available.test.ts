@@ -27,9 +27,16 @@ describe.each(storeFactories())("inbox.processAvailable ($name)", (factory) => {
     return { ...env, store };
   }
 
-  it("runs what is due and counts done, retried and dead exactly; nothing remains", async () => {
+  it("runs what is due and counts done, retried and dead exactly, the dead letter alerted before it returns; nothing remains", async () => {
     const ran: string[] = [];
+    const alerted: string[] = [];
     const env = await setup({
+      alerts: {
+        onDeadLetter: async (alert: { deliveryId: string }) => {
+          await sleep(50);
+          alerted.push(alert.deliveryId);
+        },
+      },
       handlers: {
         "std:ok": async (event: { dedupKey: string }) => {
           ran.push(event.dedupKey);
@@ -50,6 +57,10 @@ describe.each(storeFactories())("inbox.processAvailable ($name)", (factory) => {
     expect(result).toEqual(counted({ done: 3, retried: 2, dead: 1 }));
     expect(ran.sort()).toEqual(["msg_ok_0", "msg_ok_1", "msg_ok_2"]);
     expect(await env.store.count("SELECT count(*) AS n FROM attempts")).toBe(6);
+    expect(alerted).toHaveLength(1);
+    expect(
+      await env.store.count("SELECT count(*) AS n FROM deliveries WHERE alerted_at IS NOT NULL"),
+    ).toBe(1);
     expect(
       await env.store.count("SELECT count(*) AS n FROM deliveries WHERE status = 'pending'"),
     ).toBe(2);
@@ -207,4 +218,24 @@ describe.each(storeFactories())("inbox.processAvailable ($name)", (factory) => {
       expect(await store.count("SELECT count(*) AS n FROM handled")).toBe(20);
     },
   );
+});
+
+describe("inbox.processAvailable options", () => {
+  it("refuses options out of range with HOOKINBOX_PROCESS_OPTIONS_INVALID, before claiming anything", async () => {
+    const env = processingInbox({ handlers: { "std:*": async () => undefined } });
+    cleanups.push(env.cleanup);
+    await env.post("msg_untouched", { type: "x" });
+    for (const options of [
+      { maxMs: -1 },
+      { graceMs: Number.NaN },
+      { concurrency: 0 },
+      { concurrency: 1.5 },
+      { eventIds: "evt_1" as unknown as string[] },
+    ]) {
+      await expect(env.inbox.processAvailable(options)).rejects.toMatchObject({
+        code: "HOOKINBOX_PROCESS_OPTIONS_INVALID",
+      });
+    }
+    expect(await env.inbox.store.countDue({ now: Date.now() })).toBe(1);
+  });
 });
