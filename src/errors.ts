@@ -183,6 +183,20 @@ const registry = {
     status: 500,
     message: "The stored log does not match the trusted tree head",
   },
+  // serverless hosts (hookinbox/next)
+  HOOKINBOX_CRON_UNAUTHORIZED: {
+    status: 401,
+    message: "Missing or wrong cron secret; send Authorization: Bearer <CRON_SECRET>",
+  },
+  HOOKINBOX_CRON_SECRET_UNSET: {
+    status: 503,
+    message: "No cron secret is configured; set CRON_SECRET (or pass secret) for this route",
+  },
+  HOOKINBOX_AFTER_MISSING: {
+    status: 500,
+    message:
+      'processAfterResponse needs Next.js\'s after: import { after } from "next/server" and pass { after }',
+  },
   // processing
   HOOKINBOX_LEASE_LOST: {
     status: 409,

@@ -75,6 +75,11 @@ export interface InboxOptions {
 export interface Inbox {
   readonly config: ResolvedConfig;
   readonly store: Store;
+  /**
+   * The logger the inbox was created with (silent by default): host adapters log what they run
+   * after a response through it. Never given request bodies or secrets.
+   */
+  readonly logger: Logger;
   /** The inbox's clock (ms since the epoch). */
   now(): number;
   /** Resolves once migrations have run; `handle` waits for it by itself. */
@@ -424,6 +429,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
   const inbox: Inbox = {
     config: resolved,
     store,
+    logger,
     now,
     metrics,
     audit,

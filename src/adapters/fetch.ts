@@ -1,5 +1,6 @@
 import { type HookinboxError, hookinboxError, isHookinboxError } from "../errors.ts";
 import type { Inbox } from "../inbox.ts";
+import { acceptedEventIds, withAcceptedEvents } from "../ingest/accepted-events.ts";
 import type { InboxResponse } from "../ingest/request.ts";
 
 async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
@@ -37,10 +38,13 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
   return body;
 }
 
+/** The Web `Response` for an answer, keeping its accepted-events mark (see accepted-events.ts). */
 function toResponse(response: InboxResponse): Response {
   // A 204 (sign-out) must have no body at all: Response refuses even an empty string with it.
   const body = response.body === "" ? null : response.body;
-  return new Response(body, { status: response.status, headers: response.headers });
+  const web = new Response(body, { status: response.status, headers: response.headers });
+  const accepted = acceptedEventIds(response);
+  return accepted === undefined ? web : withAcceptedEvents(web, accepted);
 }
 
 /**

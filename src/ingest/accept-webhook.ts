@@ -10,6 +10,7 @@ import { hopsHeader, readHops } from "../forward/hops.ts";
 import type { Logger } from "../log.ts";
 import type { SignedRequest } from "../providers/types.ts";
 import type { AcceptResult, EventIdentity, Store } from "../store/types.ts";
+import { withAcceptedEvents } from "./accepted-events.ts";
 import { readHeaders, rejectedHeaderNames, watchHeaderReads } from "./headers.ts";
 import { identify } from "./identify.ts";
 import { type AddressList, clientAddress } from "./ip-allow.ts";
@@ -172,7 +173,10 @@ export async function acceptWebhook(
     const answer = scheme.challenge?.(signed, secrets, receivedAt);
     if (answer && !answer.store) {
       log({ outcome: "handshake", status: answer.response.status });
-      return { ...answer.response, headers: { ...answer.response.headers } };
+      return withAcceptedEvents(
+        { ...answer.response, headers: { ...answer.response.headers } },
+        [],
+      );
     }
     if (answer) {
       // Stored as sent, with no secret behind it: the operator reads what it carries.
@@ -209,11 +213,10 @@ export async function acceptWebhook(
       const handshake = matched ? scheme.handshake?.(signed, verified, matched) : undefined;
       if (handshake) {
         log({ outcome: "handshake", status: handshake.status });
-        return {
-          status: handshake.status,
-          headers: { ...handshake.headers },
-          body: handshake.body,
-        };
+        return withAcceptedEvents(
+          { status: handshake.status, headers: { ...handshake.headers }, body: handshake.body },
+          [],
+        );
       }
       const confirming = scheme.confirmSubscription?.(signed);
       if (confirming) {
@@ -304,6 +307,18 @@ export async function acceptWebhook(
       type: identity.type,
     });
   });
+  return withAcceptedEvents(
+    acceptedAnswer(scheme, results, challengeReply),
+    results.map((r) => r.eventId),
+  );
+}
+
+/** The 2xx for stored (or duplicate) events: the challenge's, the scheme's fixed one, or JSON. */
+function acceptedAnswer(
+  scheme: ResolvedSource["scheme"],
+  results: readonly AcceptResult[],
+  challengeReply: InboxResponse | undefined,
+): InboxResponse {
   if (challengeReply) return challengeReply;
   if (scheme.acceptedResponse) {
     const { status, headers: responseHeaders, body } = scheme.acceptedResponse;

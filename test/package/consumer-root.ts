@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { repoRoot, tempDir } from "../helpers/temp.ts";
 
 const ownPackage = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+  dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
 };
 
@@ -26,6 +27,11 @@ const consumerDependencies = {
   react: "19.3.1",
   "react-dom": "19.3.1",
   "@types/react": "19.3.0",
+  // The Next.js + Prisma example (next-serverless.test.ts).
+  prisma: ownPackage.devDependencies.prisma,
+  "@prisma/client": ownPackage.devDependencies["@prisma/client"],
+  "@prisma/adapter-pg": ownPackage.devDependencies["@prisma/adapter-pg"],
+  pg: ownPackage.dependencies.pg,
 };
 
 export interface ConsumerRoot {
@@ -92,6 +98,8 @@ export interface ConsumerProcess {
   /** Everything it printed so far (stdout and stderr). */
   output(): string;
   stop(): Promise<void>;
+  /** SIGKILL: no shutdown of any kind (what a crash or a platform's hard stop does). */
+  kill(): Promise<void>;
 }
 
 /**
@@ -118,6 +126,11 @@ export function startConsumer(
     await exited;
     clearTimeout(lingering);
   };
+  const kill = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGKILL");
+    await exited;
+  };
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -125,7 +138,7 @@ export function startConsumer(
       if (!match) return;
       const port = match[1] ? Number(match[1]) : options.port;
       if (port === undefined) reject(new Error(`${command}: ready without a port`));
-      else resolve({ port, output: () => output, stop });
+      else resolve({ port, output: () => output, stop, kill });
     };
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
