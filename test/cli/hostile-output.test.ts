@@ -52,6 +52,7 @@ const printsNoStoredData = new Set([
   "probe", // a receiver's answers, through printable (probe-cli.test.ts)
   "retention run", // counts
   "completion", // a shell script built from the command tree
+  "work", // a summary of counts on stdout; logs are JSON lines on stderr, as for start
 ]);
 
 const cleanups: Array<() => Promise<void> | void> = [];
