@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { currentTree, proveConsistency, verifyLog } from "../../src/audit/log.ts";
 import { verifyConsistency } from "../../src/audit/merkle.ts";
+import { sequenceAll } from "../../src/audit/sequencer.ts";
 import { publicKeyFromHex, verifyTreeHead } from "../../src/audit/tree-head.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
 import { inParallel, killHard, useCluster } from "../helpers/cluster.ts";
@@ -9,7 +10,7 @@ import { type GatewayProcess, spawnGateway } from "../helpers/gateway-process.ts
 import { secrets, standardRequest } from "../helpers/signers.ts";
 import { schemaPool } from "../helpers/stores.ts";
 
-// Three `hookinbox start` processes append to one audit tree on one PostgreSQL schema while
+// Three `hookinbox start` processes queue leaves for one audit tree on one PostgreSQL schema while
 // events arrive at all three in parallel; one is SIGKILLed mid-stream. Every acknowledged event
 // is a leaf, leaves are numbered 0..n-1 without gaps, the stored log verifies against the last
 // head, and every pair of consecutive signed heads (from all three processes) is consistent.
@@ -69,11 +70,15 @@ describe("audit log with three gateway processes on PostgreSQL", () => {
     // Every event sent to a surviving process was acknowledged; some sent to the killed one not.
     expect(acked.length).toBeGreaterThanOrEqual(EVENTS * (2 / 3));
     expect(acked.length).toBeLessThan(EVENTS);
-    // One more head from a survivor, after the last accept.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-
     const store = openPostgresStore(storeUrl);
     try {
+      // Accepts queue their leaves (migration 014); sequence what the survivors' sequencer has
+      // not yet, then wait for a survivor's head of the whole tree.
+      await sequenceAll(store);
+      const size = (await store.auditTree()).size;
+      while (((await store.latestTreeHead())?.size ?? -1) < size) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       const tree = await currentTree(store);
       const leaves = await store.auditLeafPage(-1, EVENTS + 1);
       // No gaps, no forks: leaves 0..n-1, one per stored event, every acknowledged one among them.
