@@ -1,10 +1,8 @@
-import { mkdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { currentTree, verifyLog } from "../../src/audit/log.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { postForEventId, spawnAuditGateways } from "../helpers/audit-gateways.ts";
 import { inParallel, killHard, useCluster } from "../helpers/cluster.ts";
-import { type GatewayProcess, spawnGateway } from "../helpers/gateway-process.ts";
-import { secrets, standardRequest } from "../helpers/signers.ts";
 import { schemaPool } from "../helpers/stores.ts";
 
 // Three `hookinbox start` processes on one PostgreSQL schema accept events concurrently; their
@@ -20,17 +18,6 @@ const KILL_AFTER = 100;
 const cluster = useCluster();
 const { tmp, processes } = cluster;
 
-async function post(baseUrl: string, id: string): Promise<string | null> {
-  const signed = standardRequest(id, JSON.stringify({ type: "sequencer.test", id }));
-  try {
-    const response = await fetch(`${baseUrl}/webhooks/std`, { method: "POST", ...signed });
-    const json = (await response.json()) as { eventId?: string };
-    return response.status === 200 && json.eventId ? json.eventId : null;
-  } catch {
-    return null;
-  }
-}
-
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("audit sequencer with three gateway processes on PostgreSQL", () => {
@@ -38,18 +25,10 @@ describe("audit sequencer with three gateway processes on PostgreSQL", () => {
     timeout: 120_000,
   }, async () => {
     const storeUrl = cluster.database.schemaUrl();
-    const config = {
-      store: storeUrl,
-      log: { level: "warn" },
-      sources: { std: { provider: "standard-webhooks", secrets: [secrets.standard] } },
-      audit: { key: SEED, maxMergeDelay: "1s" },
-    };
-    const gateways: GatewayProcess[] = [];
-    for (const n of [0, 1, 2]) {
-      const dir = `${tmp.dir}/g${n}`;
-      mkdirSync(dir, { recursive: true });
-      gateways.push(await spawnGateway(dir, config));
-    }
+    const gateways = await spawnAuditGateways(tmp.dir, storeUrl, {
+      key: SEED,
+      maxMergeDelay: "1s",
+    });
     processes.push(...gateways);
     const pool = schemaPool(storeUrl, 1);
     cluster.pools.push(pool);
@@ -68,7 +47,11 @@ describe("audit sequencer with three gateway processes on PostgreSQL", () => {
       Array.from({ length: EVENTS }, (_, i) => i),
       24,
       async (i) => {
-        const eventId = await post(gateways[i % 3]!.url, `msg_seq_${i}`);
+        const eventId = await postForEventId(
+          gateways[i % 3]!.url,
+          `msg_seq_${i}`,
+          "sequencer.test",
+        );
         if (eventId) acked.push(eventId);
         if (acked.length === KILL_AFTER && !killed) killed = killHard(sequencer!);
       },
