@@ -174,6 +174,11 @@ const registry = {
     status: 404,
     message: "This event is not in the audit log at that tree size",
   },
+  HOOKINBOX_AUDIT_LEAF_PENDING: {
+    status: 409,
+    message:
+      "This event is accepted but not sequenced into the audit log yet; retry after the maximum merge delay (audit.maxMergeDelay)",
+  },
   HOOKINBOX_AUDIT_KEY_INVALID: { status: 500, message: "The audit signing key is invalid" },
   HOOKINBOX_AUDIT_HEAD_INVALID: {
     status: 500,

@@ -5,6 +5,7 @@ import { createInboxMetrics, type InboxMetrics } from "./admin/metrics.ts";
 import { assertStrongAdminToken } from "./admin/token-strength.ts";
 import { auditKeyFile, loadAuditKey } from "./audit/audit-key.ts";
 import { type RetentionSchedule, startRetention } from "./audit/retention-schedule.ts";
+import { type AuditSequencer, sequenceAll, startAuditSequencer } from "./audit/sequencer.ts";
 import { type TreeHeads, treeHeads } from "./audit/tree-heads.ts";
 import { type HookinboxConfig, type ResolvedConfig, resolveConfig } from "./config/index.ts";
 import { hookinboxError, isHookinboxError } from "./errors.ts";
@@ -109,8 +110,9 @@ export interface Inbox {
    * Processes what is due for a bounded time, then returns (serverless hosts, cron): claims due
    * deliveries (handlers and destinations), runs up to `concurrency` at a time, stops claiming at
    * `maxMs` (default 10 s), lets running handlers finish for `graceMs` more (default 5 s) and puts
-   * back what it claimed but did not start. Starts nothing that outlives the call (no LISTEN, no
-   * upkeep, no timers): a process may exit without `close()`. Every lease must be longer than
+   * back what it claimed but did not start. On PostgreSQL with the audit log on, it first appends
+   * the leaves pending so far (no sequencer runs here). Starts nothing that outlives the call (no
+   * LISTEN, no upkeep, no timers): a process may exit without `close()`. Every lease must be longer than
    * `maxMs + graceMs` and than the host's maximum function duration (warned once otherwise).
    *
    * @example
@@ -122,8 +124,10 @@ export interface Inbox {
   /**
    * The upkeep every `hookinbox start` process runs, started on first call (once per inbox;
    * `startWorker` calls it): retention swept once migrations have run and then hourly, and on
-   * PostgreSQL the day partitions from yesterday to a week ahead. `retention.sweep: false`
-   * leaves only `sweep()` on demand. Stopped by `close()`.
+   * PostgreSQL the day partitions from yesterday to a week ahead and the audit log's sequencer
+   * (src/audit/sequencer.ts: one lease holder across processes appends accepted leaves within
+   * `audit.maxMergeDelay`). `retention.sweep: false` leaves only `sweep()` on demand. Stopped by
+   * `close()`.
    */
   upkeep(): RetentionSchedule;
   /** Re-delivers a stored event: new deliveries flagged `isReplay`; the originals stay as they are. */
@@ -244,6 +248,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
   });
   const workers = new Set<Worker>();
   let upkeep: RetentionSchedule | null = null;
+  let sequencer: AuditSequencer | null = null;
   const afterMigrations =
     <A extends unknown[], R>(run: (...args: A) => Promise<R>) =>
     async (...args: A) => {
@@ -450,12 +455,25 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
           purgePayloads: afterMigrations((input) => store.purgePayloads(input)),
           retentionStep: afterMigrations((input) => store.retentionStep(input)),
           maintainPartitions: afterMigrations((at) => store.maintainPartitions(at)),
+          auditSequence: afterMigrations((limit) => store.auditSequence(limit)),
         },
         windows: resolved.retention,
         now,
         logger,
         scheduled: resolved.retention.sweep,
       });
+      if (resolved.audit.enabled && store.kind === "postgres") {
+        sequencer ??= startAuditSequencer({
+          store: {
+            auditSequence: afterMigrations((limit) => store.auditSequence(limit)),
+            auditSequencerLease: afterMigrations((holder, ttlMs) =>
+              store.auditSequencerLease(holder, ttlMs),
+            ),
+          },
+          maxMergeDelayMs: resolved.audit.maxMergeDelayMs,
+          logger,
+        });
+      }
       return upkeep;
     },
     startWorker(overrides = {}) {
@@ -467,6 +485,11 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     async processAvailable(processOptions = {}) {
       if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
       let bounded: Worker | undefined;
+      // No sequencer outlives the call: the leaves accepted so far are appended here, once.
+      if (resolved.audit.enabled) {
+        await migrated;
+        await sequenceAll(store);
+      }
       return processAvailable(
         {
           store,
@@ -555,6 +578,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       closed = true;
       await Promise.all([...workers].map((w) => w.stop(resolved.worker.shutdownTimeoutMs)));
       await upkeep?.stop();
+      await sequencer?.stop();
       await audit?.stop();
       await migrated.catch(() => undefined);
       await store.close();

@@ -24,7 +24,9 @@ export function parseTreeSize(value: string | null | undefined, name: string, ma
 /**
  * The inclusion proof of an event's leaf, as the API and CLI show it (hex hashes). Everything an
  * auditor needs to recompute the leaf from the event as they received it is named in
- * docs/audit.md. HOOKINBOX_AUDIT_NOT_IN_LOG when the event has no leaf within `size`.
+ * docs/audit.md. HOOKINBOX_AUDIT_LEAF_PENDING (409) when its leaf is accepted but not sequenced
+ * yet (PostgreSQL, within the maximum merge delay), HOOKINBOX_AUDIT_NOT_IN_LOG when the event has
+ * no leaf within `size`.
  *
  * @example
  * ```ts
@@ -32,11 +34,13 @@ export function parseTreeSize(value: string | null | undefined, name: string, ma
  * ```
  */
 export async function inclusionProofJson(
-  store: Pick<Store, "auditLeafOf" | "auditSubtrees">,
+  store: Pick<Store, "auditLeafOf" | "auditSubtrees" | "auditLeafPending">,
   eventId: string,
   size: number,
 ) {
   const proof = await proveInclusion(store, eventId, size);
+  if (!proof && (await store.auditLeafPending(eventId)))
+    throw hookinboxError("HOOKINBOX_AUDIT_LEAF_PENDING", eventId);
   if (!proof) throw hookinboxError("HOOKINBOX_AUDIT_NOT_IN_LOG", `${eventId} at size ${size}`);
   return {
     eventId,

@@ -25,7 +25,7 @@ export interface RetentionSchedule {
  * ```
  */
 export function startRetention(options: {
-  store: Pick<Store, "purgePayloads" | "retentionStep" | "maintainPartitions">;
+  store: Pick<Store, "purgePayloads" | "retentionStep" | "maintainPartitions" | "auditSequence">;
   windows: RetentionWindows;
   now: () => number;
   logger?: Logger;

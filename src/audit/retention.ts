@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Store } from "../store/types.ts";
+import { sequenceAll } from "./sequencer.ts";
 
 /**
  * What a run waits between two batches. With `pauseMs` 0, one turn of the event loop (the batches
@@ -80,7 +81,8 @@ export interface RetentionWindows {
 const kinds = ["receipts", "rejected", "events", "dedup"] as const;
 
 /**
- * One retention run: partitions made ahead (PostgreSQL), then payloads, whole events, accepted
+ * One retention run: the audit log's pending leaves sequenced first (PostgreSQL: every event it
+ * may delete is in the tree before it goes), partitions made ahead (PostgreSQL), then payloads, whole events, accepted
  * receipts, rejected receipts and dedup keys older than their windows, each in short steps
  * (one batch or one partition) with a yield between them, so neither store holds a long lock.
  * `shouldStop` ends it between steps; `pauseMs` is for a run in a process of its own, beside a
@@ -92,7 +94,7 @@ const kinds = ["receipts", "rejected", "events", "dedup"] as const;
  * ```
  */
 export async function runRetention(
-  store: Pick<Store, "purgePayloads" | "retentionStep" | "maintainPartitions">,
+  store: Pick<Store, "purgePayloads" | "retentionStep" | "maintainPartitions" | "auditSequence">,
   windows: RetentionWindows,
   options: {
     now: number;
@@ -104,7 +106,10 @@ export async function runRetention(
 ): Promise<RetentionCounts> {
   const limit = options.batchSize ?? 500;
   const counts: RetentionCounts = { payloads: 0, events: 0, receipts: 0, rejected: 0, dedup: 0 };
-  if (!options.dryRun) await store.maintainPartitions(options.now);
+  if (!options.dryRun) {
+    await sequenceAll(store);
+    await store.maintainPartitions(options.now);
+  }
   if (windows.payloadsMs !== null) {
     counts.payloads = await purgeOldPayloads(store, {
       payloadsMs: windows.payloadsMs,

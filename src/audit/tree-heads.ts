@@ -6,13 +6,17 @@ import type { Logger } from "../log.ts";
 import type { StoredTreeHead } from "../store/audit-types.ts";
 import type { Store } from "../store/types.ts";
 import { currentTree } from "./log.ts";
+import { sequenceAll } from "./sequencer.ts";
 import { publicKeyHex, signTreeHead, treeHeadJson } from "./tree-head.ts";
 
 /** Signs, stores and publishes tree heads of one store's log. */
 export interface TreeHeads {
   /** Hex of the raw Ed25519 public key heads are signed with. */
   publicKey(): string;
-  /** Signs the current tree now, stores the head and sends it to the witnesses. */
+  /**
+   * Signs the current tree now, stores the head and sends it to the witnesses. On PostgreSQL the
+   * leaves pending so far are sequenced first, so the head covers every event accepted before it.
+   */
   signNow(): Promise<StoredTreeHead>;
   /** The newest stored head; signs one first when none is stored yet. */
   latest(): Promise<StoredTreeHead>;
@@ -37,7 +41,7 @@ export interface TreeHeads {
  * ```
  */
 export function treeHeads(options: {
-  store: Pick<Store, "auditTree" | "saveTreeHead" | "latestTreeHead">;
+  store: Pick<Store, "auditTree" | "saveTreeHead" | "latestTreeHead" | "auditSequence">;
   key: () => KeyObject;
   now: () => number;
   witness: { file: string | null; url: string | null; allowPrivateNetworks?: boolean };
@@ -92,16 +96,21 @@ export function treeHeads(options: {
     }
   };
 
-  const signNow = async () => {
+  const signTree = async () => {
     const head = signTreeHead(signingKey(), await currentTree(store), options.now());
     await store.saveTreeHead(head);
     await publish(head);
     return head;
   };
 
+  const signNow = async () => {
+    await sequenceAll(store);
+    return signTree();
+  };
+
   const tick = async () => {
     const [tree, newest] = await Promise.all([store.auditTree(), store.latestTreeHead()]);
-    if (!newest || newest.size < tree.size) await signNow();
+    if (!newest || newest.size < tree.size) await signTree();
   };
 
   return {

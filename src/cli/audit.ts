@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { auditKeyFile, loadAuditKey } from "../audit/audit-key.ts";
 import { type IdentityRules, type LogCoverage, verifyLog } from "../audit/log.ts";
+import { sequenceAll } from "../audit/sequencer.ts";
 import {
   parseTreeHeadJson,
   publicKeyFromHex,
@@ -149,6 +150,22 @@ async function trustedHead(
   return { head: parsed, from: values.head };
 }
 
+/**
+ * Appends the leaves accepted but not sequenced yet (PostgreSQL), so that verify sees every
+ * accepted event in the tree; when the store refuses (a read-only role) it says how many are
+ * pending, since verify then fails on the first as an event without a leaf.
+ */
+async function sequencePending(ctx: CliContext, store: Store): Promise<void> {
+  try {
+    await sequenceAll(store);
+  } catch (error) {
+    const pending = await store.auditPendingCount().catch(() => null);
+    ctx.stderr.write(
+      `could not sequence pending leaves (${(error as Error).message}); ${pending ?? "some"} accepted events are not in the tree yet, and verify fails on the first as having no leaf\n`,
+    );
+  }
+}
+
 /** Rechecks every stored event and leaf against a trusted head; exit 1 names the first bad one. */
 async function verifyCommand(
   ctx: CliContext,
@@ -156,6 +173,7 @@ async function verifyCommand(
 ): Promise<number> {
   const store = await openConfiguredStore(ctx, values.config, { readOnly: true });
   try {
+    await sequencePending(ctx, store);
     const { head, from } = await trustedHead(ctx, store, values);
     const { rules, reason } = await identityRules(ctx, values.config);
     if (reason) ctx.stderr.write(`cannot re-derive: ${reason}; checking leaves only\n`);

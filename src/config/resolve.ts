@@ -112,6 +112,8 @@ export interface ResolvedAudit {
   /** The signing key's text (PEM or seed), or null for the key file. */
   readonly key: string | null;
   readonly headIntervalMs: number;
+  /** How long after its accept a leaf may wait to be sequenced (PostgreSQL; ≥ 1 s). */
+  readonly maxMergeDelayMs: number;
   readonly witness: {
     readonly file: string | null;
     readonly url: string | null;
@@ -409,6 +411,7 @@ export function resolveConfig(
           ? resolveSecret(config.audit.key, 0, "audit.key", env).value
           : env.HOOKINBOX_AUDIT_KEY || null,
       headIntervalMs: parseDuration(config.audit?.headInterval ?? "1m") ?? 60_000,
+      maxMergeDelayMs: parseDuration(config.audit?.maxMergeDelay ?? "10s") ?? 10_000,
       witness: {
         file: config.audit?.witness?.file ?? null,
         url: config.audit?.witness?.url ?? null,

@@ -245,13 +245,18 @@ export const configSchema = z.strictObject({
   /**
    * The tamper-evident log (on by default): every accepted event is a Merkle leaf; heads are
    * signed with `key` (Ed25519; default `HOOKINBOX_AUDIT_KEY`, else a key file made on first
-   * start), every `headInterval` when the log grew (default 1m), and sent to `witness`.
+   * start), every `headInterval` when the log grew (default 1m), and sent to `witness`. On
+   * PostgreSQL a leaf is in the tree within `maxMergeDelay` of its accept (default 10s, at least
+   * 1s): the maximum merge delay, as Certificate Transparency logs have.
    */
   audit: z
     .strictObject({
       enabled: z.boolean().optional(),
       key: z.union([z.string().min(1), z.strictObject({ env: z.string().min(1) })]).optional(),
       headInterval: duration.optional(),
+      maxMergeDelay: duration
+        .refine((v) => (parseDuration(v) ?? 0) >= 1_000, { message: "must be at least 1s" })
+        .optional(),
       witness: z
         .strictObject({
           file: z.string().min(1).optional(),

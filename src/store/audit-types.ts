@@ -74,10 +74,26 @@ export interface StoredTreeHead {
 }
 
 /**
- * The audit log's storage: leaves, closed subtrees and signed heads. Appends happen inside
- * `accept`; everything here reads, except saving a head.
+ * The audit log's storage: leaves, closed subtrees and signed heads. On SQLite (one writer) the
+ * append happens inside `accept`, and nothing is ever pending. On PostgreSQL `accept` queues the
+ * leaf unsequenced and a sequencer (one lease holder across processes, src/audit/sequencer.ts)
+ * appends pending leaves in batches with `auditSequence`, within `audit.maxMergeDelay`.
  */
 export interface AuditStore {
+  /**
+   * Appends up to `limit` pending leaves to the tree, in the order they were queued, in one
+   * transaction; returns how many (always 0 on SQLite). Safe from several processes at once.
+   */
+  auditSequence(limit: number): Promise<number>;
+  /** How many accepted leaves wait to be sequenced (always 0 on SQLite). */
+  auditPendingCount(): Promise<number>;
+  /** Whether the leaf of this event (or duplicate receipt) id waits to be sequenced. */
+  auditLeafPending(leafId: string): Promise<boolean>;
+  /**
+   * Takes or renews the sequencer lease for `holder` for `ttlMs`: true when `holder` holds it.
+   * `ttlMs` 0 gives it up. SQLite has nothing to sequence: always false.
+   */
+  auditSequencerLease(holder: string, ttlMs: number): Promise<boolean>;
   /** The tree as of the last committed append. */
   auditTree(): Promise<AuditTree>;
   /** Hashes of perfect subtrees (level 0 = leaves), keyed by `subtreeKey`; absent ones omitted. */

@@ -1,4 +1,5 @@
 import { afterEach } from "vitest";
+import { sequenceAll } from "../../src/audit/sequencer.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import type { Store } from "../../src/store/types.ts";
 import type { TestStore } from "../helpers/stores.ts";
@@ -9,7 +10,30 @@ afterEach(async () => {
 });
 
 /**
- * Opens and migrates a store on a fresh test database; both are closed after the test.
+ * The store with every accept sequenced into the audit log before it resolves: on PostgreSQL an
+ * accept only queues its leaf (migration 014) and the sequencer appends it within
+ * `audit.maxMergeDelay`; these tests check the log an accept ends in, so they sequence at once
+ * (SQLite: nothing is ever pending, a no-op). test/audit/pending-leaves.test.ts checks the state
+ * before sequencing.
+ *
+ * @example
+ * ```ts
+ * const store = sequencedAccepts(openStore(url));
+ * ```
+ */
+export function sequencedAccepts(store: Store): Store {
+  const accept = store.accept.bind(store);
+  store.accept = async (input) => {
+    const result = await accept(input);
+    await sequenceAll(store);
+    return result;
+  };
+  return store;
+}
+
+/**
+ * Opens and migrates a store on a fresh test database, every accept sequenced at once (see
+ * `sequencedAccepts`); both are closed after the test.
  *
  * @example
  * ```ts
@@ -20,7 +44,7 @@ export async function openedStore(
   open: () => Promise<TestStore>,
 ): Promise<{ db: TestStore; store: Store }> {
   const db = await open();
-  const store = openStore(db.url);
+  const store = sequencedAccepts(openStore(db.url));
   cleanups.push(async () => {
     await store.close();
     await db.cleanup();

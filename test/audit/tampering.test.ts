@@ -19,7 +19,7 @@ import { prepareAuditReads } from "../../src/store/sqlite/audit.ts";
 import { dialectOf } from "../helpers/dialect.ts";
 import { schemaPool, storeFactories, type TestStore } from "../helpers/stores.ts";
 import { acceptInput } from "../store/conformance.ts";
-import { eventsOnly } from "./opened-store.ts";
+import { eventsOnly, sequencedAccepts } from "./opened-store.ts";
 
 // Random tamperings of a stored log, each detected by verify against an earlier head: 10,000 on
 // SQLite, 1,000 on PostgreSQL (each costs a dozen round trips there). The log (24 events, the
@@ -330,7 +330,7 @@ describe.each(stores)("tampering ($name)", ({ open, kind }) => {
 
   beforeAll(async () => {
     testStore = await open();
-    const store = openStore(testStore.url);
+    const store = sequencedAccepts(openStore(testStore.url));
     await store.migrate();
     for (let i = 0; i < EVENTS; i++) {
       await store.accept(

@@ -1,15 +1,14 @@
-import { mkdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { currentTree, proveConsistency, verifyLog } from "../../src/audit/log.ts";
 import { verifyConsistency } from "../../src/audit/merkle.ts";
+import { sequenceAll } from "../../src/audit/sequencer.ts";
 import { publicKeyFromHex, verifyTreeHead } from "../../src/audit/tree-head.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { postForEventId, spawnAuditGateways } from "../helpers/audit-gateways.ts";
 import { inParallel, killHard, useCluster } from "../helpers/cluster.ts";
-import { type GatewayProcess, spawnGateway } from "../helpers/gateway-process.ts";
-import { secrets, standardRequest } from "../helpers/signers.ts";
 import { schemaPool } from "../helpers/stores.ts";
 
-// Three `hookinbox start` processes append to one audit tree on one PostgreSQL schema while
+// Three `hookinbox start` processes queue leaves for one audit tree on one PostgreSQL schema while
 // events arrive at all three in parallel; one is SIGKILLed mid-stream. Every acknowledged event
 // is a leaf, leaves are numbered 0..n-1 without gaps, the stored log verifies against the last
 // head, and every pair of consecutive signed heads (from all three processes) is consistent.
@@ -23,34 +22,15 @@ const KILL_AFTER = 100;
 const cluster = useCluster();
 const { tmp, processes } = cluster;
 
-async function post(baseUrl: string, id: string): Promise<string | null> {
-  const signed = standardRequest(id, JSON.stringify({ type: "audit.test", id }));
-  try {
-    const response = await fetch(`${baseUrl}/webhooks/std`, { method: "POST", ...signed });
-    const json = (await response.json()) as { eventId?: string };
-    return response.status === 200 && json.eventId ? json.eventId : null;
-  } catch {
-    return null;
-  }
-}
-
 describe("audit log with three gateway processes on PostgreSQL", () => {
   it(`${EVENTS} events over three processes, one SIGKILLed after ${KILL_AFTER} acks → one tree, every ack a leaf, heads consistent`, {
     timeout: 120_000,
   }, async () => {
     const storeUrl = cluster.database.schemaUrl();
-    const config = {
-      store: storeUrl,
-      log: { level: "warn" },
-      sources: { std: { provider: "standard-webhooks", secrets: [secrets.standard] } },
-      audit: { key: SEED, headInterval: "100ms" },
-    };
-    const gateways: GatewayProcess[] = [];
-    for (const n of [0, 1, 2]) {
-      const dir = `${tmp.dir}/g${n}`;
-      mkdirSync(dir, { recursive: true });
-      gateways.push(await spawnGateway(dir, config));
-    }
+    const gateways = await spawnAuditGateways(tmp.dir, storeUrl, {
+      key: SEED,
+      headInterval: "100ms",
+    });
     processes.push(...gateways);
     for (const g of gateways) expect(g.output().stderr).toContain(`Ed25519 key ${PUBLIC}`);
 
@@ -60,7 +40,7 @@ describe("audit log with three gateway processes on PostgreSQL", () => {
       Array.from({ length: EVENTS }, (_, i) => i),
       24,
       async (i) => {
-        const eventId = await post(gateways[i % 3]!.url, `msg_audit_${i}`);
+        const eventId = await postForEventId(gateways[i % 3]!.url, `msg_audit_${i}`, "audit.test");
         if (eventId) acked.push(eventId);
         if (acked.length === KILL_AFTER && !killed) killed = killHard(gateways[0]!);
       },
@@ -69,11 +49,15 @@ describe("audit log with three gateway processes on PostgreSQL", () => {
     // Every event sent to a surviving process was acknowledged; some sent to the killed one not.
     expect(acked.length).toBeGreaterThanOrEqual(EVENTS * (2 / 3));
     expect(acked.length).toBeLessThan(EVENTS);
-    // One more head from a survivor, after the last accept.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-
     const store = openPostgresStore(storeUrl);
     try {
+      // Accepts queue their leaves (migration 014); sequence what the survivors' sequencer has
+      // not yet, then wait for a survivor's head of the whole tree.
+      await sequenceAll(store);
+      const size = (await store.auditTree()).size;
+      while (((await store.latestTreeHead())?.size ?? -1) < size) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       const tree = await currentTree(store);
       const leaves = await store.auditLeafPage(-1, EVENTS + 1);
       // No gaps, no forks: leaves 0..n-1, one per stored event, every acknowledged one among them.

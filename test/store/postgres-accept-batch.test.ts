@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { currentTree, proveInclusion } from "../../src/audit/log.ts";
 import { verifyInclusion } from "../../src/audit/merkle.ts";
+import { sequenceAll } from "../../src/audit/sequencer.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
 import { freshDatabase } from "../helpers/postgres.ts";
 import { testPool } from "../helpers/stores.ts";
@@ -58,6 +59,9 @@ describe("PostgreSQL accept batches", () => {
         540,
       );
       expect(await count("SELECT count(*) AS n FROM $s.deliveries", schema)).toBe(60);
+      // Accepts only queue leaves (migration 014): 600 pending until sequenced.
+      expect(await stores[0]!.auditPendingCount()).toBe(600);
+      expect(await sequenceAll(stores[1]!)).toBe(600);
       // One leaf per event and one per duplicate's receipt, seq 0..599 without a gap, and every
       // event's proof verifies.
       expect(
@@ -108,6 +112,7 @@ describe("PostgreSQL accept batches", () => {
       expect(settled[37]!.status).toBe("rejected");
       expect(await count("SELECT count(*) AS n FROM $s.events", schema)).toBe(99);
       expect(await count("SELECT count(*) AS n FROM $s.receipts", schema)).toBe(99);
+      expect(await sequenceAll(store)).toBe(99);
       expect(await count("SELECT count(*) AS n FROM $s.audit_leaves", schema)).toBe(99);
       expect(await count("SELECT max(seq) + 1 AS n FROM $s.audit_leaves", schema)).toBe(99);
     } finally {
@@ -167,6 +172,7 @@ describe("PostgreSQL accept batches", () => {
     expect(batches.length).toBe(sent.length);
     expect(batches.reduce((n, q) => n + (q.values![15] as number[]).length, 0)).toBe(200);
     expect(mostRunning).toBe(2);
+    await sequenceAll(store);
     expect(await count("SELECT count(*) AS n FROM $s.audit_leaves", schema)).toBe(201);
     expect(await count("SELECT max(seq) + 1 AS n FROM $s.audit_leaves", schema)).toBe(201);
     expect(

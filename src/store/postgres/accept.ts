@@ -14,18 +14,15 @@ import type { SchemaNames } from "./schema-names.ts";
 // NOTIFY for workers on every node when deliveries were created. Rows come back numbered as the
 // input ($15 is each accept's number in the batch).
 //
-// With the audit log on, the same statement also appends the new events' leaves and the
-// duplicates' receipt leaves, in input order, by one call of hookinbox_audit_append_leaves
-// (migration 012, 011's append with a prefix per leaf): it locks the tree row, and the statement
-// runs alone in its implicit transaction, so the row is released by the commit that ends this
-// very statement, inside PostgreSQL, as with audit off one round trip and one commit per batch.
-// (It was BEGIN, this statement, then the append sent with COMMIT: three round trips per batch.)
-// The call waits until every dedup key of the batch is claimed, every receipt and delivery
-// written (the cross join with their counts), so this transaction never waits for a key while it
-// holds the tree row, and holds it only for the append and the commit: a transaction holding the
-// row waits for nothing but its commit, and accepts cannot deadlock on it. The leaves'
-// bytes after their sequence number are made by the gateway for every accept ($22, aligned with
-// the input; a duplicate's are ignored), before the lock.
+// With the audit log on, the same statement also queues the new events' leaves and the
+// duplicates' receipt leaves in audit_pending (migration 014), in input order, unsequenced: the
+// sequencer (audit-sequence.ts, one lease holder across processes) numbers them and extends the
+// tree later, within audit.maxMergeDelay. So an accept locks no shared row: concurrent batches
+// and gateways commit side by side, and a 2xx still means the leaf is durably queued for the log.
+// (Until migration 014 this statement appended to the tree itself, holding its one row from the
+// append to the end of the commit's flush: every accept of every gateway in one line.) The
+// leaves' bytes after their sequence number are made by the gateway for every accept ($22,
+// aligned with the input; a duplicate's are ignored).
 const acceptBatchSql = (t: SchemaNames, audit: boolean) => `
   WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[],
@@ -70,27 +67,24 @@ const acceptBatchSql = (t: SchemaNames, audit: boolean) => `
     SELECT pg_notify($20, '') FROM (SELECT 1 FROM dl LIMIT 1) AS any_delivery
   )${
     audit
-      ? `, appended AS (
-    SELECT ${t.hookinbox_audit_append_leaves}(new.ids, new.prefixes, new.rests)
-    FROM (SELECT array_agg(CASE WHEN ev.duplicate THEN i.receipt_id ELSE i.id END ORDER BY i.n) AS ids,
-                 array_agg(CASE WHEN ev.duplicate THEN $23::bytea ELSE $21::bytea END ORDER BY i.n) AS prefixes,
-                 array_agg(CASE WHEN ev.duplicate THEN i.receipt_rest ELSE i.leaf_rest END ORDER BY i.n) AS rests
-          FROM input i JOIN ev ON ev.n = i.n HAVING count(*) > 0) AS new,
-         (SELECT count(*) FROM claim) AS claimed, (SELECT count(*) FROM rc) AS receipted,
-         (SELECT count(*) FROM dl) AS delivered
+      ? `, pended AS (
+    INSERT INTO ${t.audit_pending} (leaf_id, prefix, rest)
+    SELECT CASE WHEN ev.duplicate THEN i.receipt_id ELSE i.id END,
+           CASE WHEN ev.duplicate THEN $23::bytea ELSE $21::bytea END,
+           CASE WHEN ev.duplicate THEN i.receipt_rest ELSE i.leaf_rest END
+    FROM input i JOIN ev ON ev.n = i.n ORDER BY i.n
+    RETURNING 1
   )`
       : ""
   }
   SELECT ev.n, ev.id, ev.duplicate,
          (SELECT count(*) FROM dl WHERE dl.event_id = ev.id)::int AS deliveries,
-         (SELECT count(*) FROM notified)::int AS notified${
-           audit ? ",\n         (SELECT count(*) FROM appended)::int AS appended" : ""
-         }
+         (SELECT count(*) FROM notified)::int AS notified
   FROM ev`;
 
 // The conflicting key was committed by a concurrent accept after the batch statement's snapshot
 // was taken, so the statement could not see it; a new statement can.
-// With the audit log on, the receipt's leaf is appended by the same statement, after the insert.
+// With the audit log on, the receipt's leaf is queued by the same statement, after the insert.
 const duplicateReceiptSql = (t: SchemaNames, audit: boolean) => `
   WITH rc AS (
     INSERT INTO ${t.receipts} (id, event_id, source, received_at, duplicate, remote_address, size, secret_index)
@@ -98,13 +92,13 @@ const duplicateReceiptSql = (t: SchemaNames, audit: boolean) => `
     RETURNING event_id
   )${
     audit
-      ? `, appended AS (
-    SELECT ${t.hookinbox_audit_append_leaves}(ARRAY[$1::text], ARRAY[$8::bytea], ARRAY[$9::bytea])
-    FROM (SELECT count(*) AS n FROM rc) AS receipted WHERE receipted.n > 0
+      ? `, pended AS (
+    INSERT INTO ${t.audit_pending} (leaf_id, prefix, rest) SELECT $1, $8, $9 FROM rc
+    RETURNING 1
   )`
       : ""
   }
-  SELECT rc.event_id${audit ? ", (SELECT count(*) FROM appended)::int AS appended" : ""} FROM rc`;
+  SELECT rc.event_id FROM rc`;
 
 /** An accept as the batch statement takes it: its ids made, its receive time whole ms. */
 interface Prepared {
@@ -177,7 +171,7 @@ const receiptLeafValues = (p: Prepared): [prefix: Buffer, rest: Buffer] =>
     size: p.input.body.byteLength,
   });
 
-// $21-$24: what hookinbox_audit_append_leaves takes: per accept its event leaf's rest ($22) and its
+// $21-$24: what audit_pending stores: per accept its event leaf's rest ($22) and its
 // receipt leaf's rest ($24, used when it is a duplicate), as binary like the bodies, and the two
 // prefixes ($21, $23).
 const auditValues = (batch: readonly Prepared[]): unknown[] => {
@@ -206,8 +200,8 @@ type Row = { n: number; id: string; duplicate: boolean; deliveries: number };
 
 /**
  * Accepts a batch and commits before it resolves: one statement, alone in its transaction, for
- * all of it (with `audit` on, the new events' leaves appended in input order by that same
- * statement, the tree row locked once per batch and only inside PostgreSQL); then, for a new
+ * all of it (with `audit` on, the new events' leaves queued in audit_pending in input order by
+ * that same statement, for the sequencer to append); then, for a new
  * event whose key a concurrent accept committed after that statement began, a duplicate receipt
  * in a statement of its own. Without such a race it is one round trip and one commit, audit on or
  * off. The batch must not hold one (source, dedup key) twice. Returns one result per input, in

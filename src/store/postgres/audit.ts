@@ -22,13 +22,12 @@ import type { SchemaNames } from "./schema-names.ts";
 const seqEnd = 9;
 
 /**
- * What hookinbox_audit_append_leaves (migration 012) takes for the given new events, as two
- * parameters of the accept statement that calls it (postgres/accept.ts): per event, its leaf's
+ * What audit_pending (migration 014) stores for the given new events, as two parameters of the
+ * accept statement that queues them (postgres/accept.ts): per event, its leaf's
  * encoding (version 2 kind 1: the event and its first receipt) after the sequence number (`rests`,
  * in the events' order), and once the bytes before it (`prefix`: the RFC 6962 leaf prefix 0x00
- * and the encoding's version byte). The function numbers, hashes and links the leaves under the
- * tree row's lock; the digests of bodies and headers are made here, in the gateway, before that
- * lock is taken.
+ * and the encoding's version byte). The sequencer (audit-sequence.ts) numbers, hashes and links
+ * them later; the digests of bodies and headers are made here, in the gateway.
  *
  * @example
  * ```ts
@@ -77,7 +76,7 @@ export function retentionLeafParts(
 }
 
 /**
- * A duplicate's receipt leaf as hookinbox_audit_append_leaves (migration 012) takes it: the bytes
+ * A duplicate's receipt leaf as audit_pending (migration 014) stores it: the bytes
  * before its sequence number (0x00 and the version byte) and its encoding after it. With null,
  * only the prefix is meaningful (a batch without duplicates still binds the parameter).
  *
@@ -113,6 +112,13 @@ const toHead = (row: HeadRow | undefined): StoredTreeHead | null =>
       }
     : null;
 
+/** AuditStore's sequencing, on a pool of its own transactions (audit-sequence.ts). */
+type SequencingMethods =
+  | "auditSequence"
+  | "auditPendingCount"
+  | "auditLeafPending"
+  | "auditSequencerLease";
+
 /**
  * The audit log's reads and head writes on PostgreSQL (see AuditStore), on a pool or on one
  * client (a client inside a transaction sees that transaction's rows).
@@ -123,7 +129,10 @@ const toHead = (row: HeadRow | undefined): StoredTreeHead | null =>
  * const { size } = await audit.auditTree();
  * ```
  */
-export function auditPostgres(pool: pg.Pool | pg.PoolClient, t: SchemaNames): AuditStore {
+export function auditPostgres(
+  pool: pg.Pool | pg.PoolClient,
+  t: SchemaNames,
+): Omit<AuditStore, SequencingMethods> {
   const query = <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
     withRetry(() => pool.query<R>(text, values)).then((r) => r.rows);
   return {

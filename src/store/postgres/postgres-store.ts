@@ -4,6 +4,12 @@ import type { Store } from "../types.ts";
 import { acceptPostgres } from "./accept.ts";
 import { alertOutboxPostgres } from "./alert-outbox.ts";
 import { auditPostgres } from "./audit.ts";
+import {
+  auditLeafPendingPostgres,
+  auditSequencerLeasePostgres,
+  pendingAuditCountPostgres,
+  sequenceAuditPostgres,
+} from "./audit-sequence.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
 import { dashboardReadsPostgres } from "./dashboard-reads.ts";
 import { deliveriesPostgres } from "./deliveries.ts";
@@ -210,6 +216,11 @@ export function openPostgresStore(
     failingDeliveries: () => run(() => dashboard.failingDeliveries()),
     eventIdsByDedupKey: (sources, key) => run(() => dashboard.eventIdsByDedupKey(sources, key)),
 
+    auditSequence: (limit) => run(() => sequenceAuditPostgres(pool, t, limit)),
+    auditPendingCount: () => run(() => pendingAuditCountPostgres(pool, t)),
+    auditLeafPending: (leafId) => run(() => auditLeafPendingPostgres(pool, t, leafId)),
+    auditSequencerLease: (holder, ttlMs) =>
+      run(() => auditSequencerLeasePostgres(pool, t, holder, ttlMs)),
     auditTree: () => run(() => audit.auditTree()),
     auditSubtrees: (ids) => run(() => audit.auditSubtrees(ids)),
     auditLeafOf: (eventId) => run(() => audit.auditLeafOf(eventId)),

@@ -30,6 +30,8 @@ const tables = [
   "audit_nodes",
   "audit_tree",
   "audit_heads",
+  "audit_pending",
+  "audit_sequencer",
   "alert_outbox",
   "event_dedup",
   "retention_marks",

@@ -321,6 +321,12 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     // ---- audit log (src/store/audit-types.ts) ----
 
+    // One writer appends inside the accept's own transaction: nothing is ever pending.
+    auditSequence: async () => 0,
+    auditPendingCount: async () => 0,
+    auditLeafPending: async () => false,
+    auditSequencerLease: async () => false,
+
     auditTree: () => read((current) => current.audit.tree()),
     auditSubtrees: (ids) => read((current) => current.audit.subtrees(ids)),
     auditLeafOf: (eventId) => read((current) => current.audit.leafOf(eventId)),
