@@ -4,7 +4,7 @@ import { type ErrorCode, hookinboxError, isHookinboxError } from "../errors.ts";
 import { retryDelay } from "../handlers/routes.ts";
 import type { Logger } from "../log.ts";
 import type { RunOutcome } from "../queue/run-delivery.ts";
-import type { ClaimedDelivery } from "../store/queue-types.ts";
+import type { ClaimedDelivery, CompleteInput } from "../store/queue-types.ts";
 import type { Store } from "../store/types.ts";
 import { type CallResult, callResult } from "./circuit-policy.ts";
 import { forwardHeaders } from "./forwarded-headers.ts";
@@ -133,10 +133,13 @@ export async function runForward(
     type: delivery.type,
     attempt: delivery.attempt,
   });
-  const base = {
+  // The key and event as claimed: the store ends the delivery without looking them up.
+  let base: Omit<CompleteInput, "now"> = {
     deliveryId: delivery.id,
     workerId: context.workerId,
     attempt: delivery.attempt,
+    orderingKey: delivery.orderingKey,
+    eventId: delivery.eventId,
   };
   const fail = async (
     code: ErrorCode,
@@ -198,25 +201,27 @@ export async function runForward(
     );
     const result = await client.post(headers, delivery.body, destination.timeoutMs, signal);
     if (result.aborted) throw hookinboxError("HOOKINBOX_LEASE_LOST", delivery.id);
-    const recorded = store.recordAttemptResponse(delivery.id, delivery.attempt, {
-      status: result.status,
-      headers: result.headers,
-      body: result.body,
-      latencyMs: result.latencyMs,
-      errorClass:
-        result.errorClass ??
-        (result.status !== null && (result.status < 200 || result.status >= 300)
-          ? "http-status"
-          : null),
-    });
+    // What came back is stored by the statement that ends the attempt (one write of its row).
+    base = {
+      ...base,
+      response: {
+        status: result.status,
+        headers: result.headers,
+        body: result.body,
+        latencyMs: result.latencyMs,
+        errorClass:
+          result.errorClass ??
+          (result.status !== null && (result.status < 200 || result.status >= 300)
+            ? "http-status"
+            : null),
+      },
+    };
     const verdict = verdictOf(result, now());
     const call = callResult(result);
     await beforeEnd?.(call);
     const ms = Math.round(result.latencyMs);
-    // The response record and the delivery's new state are queued in the same turn, so SQLite
-    // commits them in one group transaction (one fsync, not two).
     if (verdict.kind === "done") {
-      await Promise.all([recorded, store.completeDelivery({ ...base, now: now() })]);
+      await store.completeDelivery({ ...base, now: now() });
       log.info({ outcome: "done", status: result.status, ms }, "forward");
       return { outcome: "done", call };
     }
@@ -230,8 +235,7 @@ export async function runForward(
       };
       // The outbox rows commit with the disabling: a crash right after loses no alert.
       const record = alertRecord(context.alerts, [destinationDisabledOccurrence(alert)]);
-      const [, , outcome] = await Promise.all([
-        recorded,
+      const [, outcome] = await Promise.all([
         store.setDestinationState(destination.name, "disabled", reason, now(), record),
         fail(verdict.code, verdict.message, "error", now()),
       ]);
@@ -245,16 +249,13 @@ export async function runForward(
         : now() +
           (verdict.afterMs ??
             retryDelay(destination.retry, delivery.budgetAttempt, context.random));
-    const [, outcome] = await Promise.all([
-      recorded,
-      fail(
-        verdict.code,
-        verdict.message,
-        verdict.permanent ? "permanent" : "error",
-        retryAt,
-        call === "down",
-      ),
-    ]);
+    const outcome = await fail(
+      verdict.code,
+      verdict.message,
+      verdict.permanent ? "permanent" : "error",
+      retryAt,
+      call === "down",
+    );
     log[outcome === "dead" ? "error" : "warn"](
       { outcome, status: result.status, errorClass: result.errorClass, ms, retryAt },
       "forward",

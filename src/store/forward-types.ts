@@ -164,10 +164,4 @@ export interface DestinationStore {
     now: number,
     circuit?: boolean,
   ): Promise<number>;
-  /** Adds what the destination answered to the attempt's record (before it is completed or failed). */
-  recordAttemptResponse(
-    deliveryId: string,
-    attempt: number,
-    response: AttemptResponse,
-  ): Promise<void>;
 }

@@ -133,6 +133,11 @@ export interface CompleteInput {
    * PostgreSQL then refreshes the event's status in its own day partition only, not in each.
    */
   readonly eventId?: string;
+  /**
+   * What the destination answered (forwarding): stored on the attempt by the same statement
+   * that ends it, so the attempt row is written once.
+   */
+  readonly response?: AttemptResponse;
 }
 
 export interface FailInput extends CompleteInput {

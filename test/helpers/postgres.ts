@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync } from "node:fs";
 import pg from "pg";
 import { inject } from "vitest";
+import { loadPostgresMigrations } from "../../src/store/postgres/migrate.ts";
 
 /** The PostgreSQL server of this test run (DATABASE_URL, or the embedded one). */
 export function postgresServerUrl(): string {
@@ -63,3 +64,35 @@ export async function freshDatabase(): Promise<{
 export const postgresMigrationCount = readdirSync(
   new URL("../../src/store/postgres/migrations/", import.meta.url),
 ).filter((name) => name.endsWith(".sql")).length;
+
+/**
+ * Creates `schema` and brings it to migration `upTo` by hand, as an older hookinbox left it, on
+ * `pool` (one connection: its search_path stays on the schema, so the caller can add rows as that
+ * version held them, then RESET it). `after(id)` runs after each migration, e.g. to add rows
+ * that later migrations carry over.
+ *
+ * @example
+ * ```ts
+ * await migrateSchemaTo(pool, "s1", 8);
+ * ```
+ */
+export async function migrateSchemaTo(
+  pool: pg.Pool,
+  schema: string,
+  upTo: number,
+  after: (id: number) => Promise<void> = async () => undefined,
+): Promise<void> {
+  await pool.query(`CREATE SCHEMA "${schema}"`);
+  await pool.query(`SET search_path TO "${schema}"`);
+  await pool.query(
+    "CREATE TABLE hookinbox_migrations (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+  );
+  for (const migration of loadPostgresMigrations().filter((m) => m.id <= upTo)) {
+    await pool.query(migration.sql);
+    await pool.query("INSERT INTO hookinbox_migrations (id, name) VALUES ($1, $2)", [
+      migration.id,
+      migration.name,
+    ]);
+    await after(migration.id);
+  }
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadPostgresMigrations } from "../../src/store/postgres/migrate.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
-import { freshDatabase } from "../helpers/postgres.ts";
+import { freshDatabase, migrateSchemaTo } from "../helpers/postgres.ts";
 import { testPool } from "../helpers/stores.ts";
 import { acceptInput } from "./conformance.ts";
 
@@ -70,18 +70,7 @@ describe("PostgreSQL day partitions", () => {
     const url = database.schemaUrl();
     const schema = new URL(url).searchParams.get("schema")!;
     const pool = testPool({ connectionString: database.url, max: 1 });
-    await pool.query(`CREATE SCHEMA "${schema}"`);
-    await pool.query(`SET search_path TO "${schema}"`);
-    await pool.query(
-      "CREATE TABLE hookinbox_migrations (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
-    );
-    for (const migration of loadPostgresMigrations().filter((m) => m.id <= 8)) {
-      await pool.query(migration.sql);
-      await pool.query("INSERT INTO hookinbox_migrations (id, name) VALUES ($1, $2)", [
-        migration.id,
-        migration.name,
-      ]);
-    }
+    await migrateSchemaTo(pool, schema, 8);
     // Rows as the 008 schema held them: two events (one with a pending delivery), their
     // receipts, a duplicate receipt and a rejection, on two days.
     const t0 = Date.UTC(2026, 3, 10);

@@ -1,12 +1,7 @@
 import type pg from "pg";
 import type { AlertRecord } from "../alert-types.ts";
 import { destinationColumns, toDestinationState } from "../core/views.ts";
-import type {
-  AttemptResponse,
-  CircuitCalls,
-  DestinationState,
-  DestinationStateRow,
-} from "../forward-types.ts";
+import type { CircuitCalls, DestinationState, DestinationStateRow } from "../forward-types.ts";
 import { recordAlertsIn } from "./alert-outbox.ts";
 import { withRetry, withTransaction } from "./connection.ts";
 import { unclaimSql } from "./queue/leases.ts";
@@ -242,26 +237,6 @@ export function destinationsPostgres(
         circuit,
       ]);
       return rows[0]?.n ?? 0;
-    },
-    async recordAttemptResponse(
-      deliveryId: string,
-      attempt: number,
-      r: AttemptResponse,
-    ): Promise<void> {
-      await query(
-        `UPDATE ${t.attempts} SET response_status = $3, response_headers = $4, response_body = $5,
-           latency_ms = $6, error_class = $7
-         WHERE delivery_id = $1 AND attempt = $2`,
-        [
-          deliveryId,
-          attempt,
-          r.status,
-          r.headers === null ? null : JSON.stringify(r.headers),
-          r.body,
-          Math.round(r.latencyMs),
-          r.errorClass,
-        ],
-      );
     },
   };
 }

@@ -254,7 +254,5 @@ export function openPostgresStore(
       run(() => destinations.wakeCircuitWaiting(name, now, limit)),
     deferDeliveries: (workerId, ids, runAt, now, circuit) =>
       run(() => destinations.deferDeliveries(workerId, ids, runAt, now, circuit)),
-    recordAttemptResponse: (deliveryId, attempt, response) =>
-      run(() => destinations.recordAttemptResponse(deliveryId, attempt, response)),
   };
 }

@@ -496,9 +496,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     wakeCircuitWaiting: (name, at, limit) => write("wakeCircuitWaiting", name, at, limit),
     deferDeliveries: (workerId, ids, runAt, at, circuit) =>
       write("deferDeliveries", workerId, ids, runAt, at, circuit),
-    async recordAttemptResponse(deliveryId, attempt, response) {
-      await write("recordAttemptResponse", deliveryId, attempt, response);
-    },
 
     async ping(): Promise<void> {
       await write("ping");

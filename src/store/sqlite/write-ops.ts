@@ -3,7 +3,7 @@ import { withEffectId } from "../alert-fold.ts";
 import type { AlertRecord } from "../alert-types.ts";
 import type { ReplayPair } from "../core/replay.ts";
 import type { DestinationState } from "../forward-types.ts";
-import type { CompleteInput, EffectClaimInput } from "../queue-types.ts";
+import type { CompleteInput, EffectClaimInput, FailInput } from "../queue-types.ts";
 import { prepareAccept } from "./accept.ts";
 import { prepareAlertOutbox } from "./alert-outbox.ts";
 import { prepareAuditAppend, prepareSaveTreeHead } from "./audit.ts";
@@ -53,7 +53,13 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
   const effects = prepareEffects(db);
   const alerts = prepareDeadLetterAlerts(db);
   const outbox = prepareAlertOutbox(db);
-  const destinations = prepareDestinationWrites(db);
+  const { recordAttemptResponse, ...destinations } = prepareDestinationWrites(db);
+  // What the destination answered, stored in the same transaction as the attempt's end.
+  const withResponse = <T>(input: CompleteInput, end: () => T): T => {
+    const result = end();
+    if (input.response) recordAttemptResponse(input.deliveryId, input.attempt, input.response);
+    return result;
+  };
   return {
     ...destinations,
     /** Sets the state and, when it was set, records `alert` in the same transaction. */
@@ -76,8 +82,9 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
     pruneRejections,
     ping,
     claim,
-    complete,
-    fail,
+    complete: (input: CompleteInput, status: "done" | "stale") =>
+      withResponse(input, () => complete(input, status)),
+    fail: (input: FailInput) => withResponse(input, () => fail(input)),
     extendLeases: leases.extend,
     releaseDeliveries: leases.release,
     rescue: leases.rescue,
@@ -112,7 +119,7 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
     claimAlerts: outbox.claim,
     settleAlert: outbox.settle,
     pruneAlerts: outbox.prune,
-    completeDone: (input: CompleteInput) => complete(input, "done"),
+    completeDone: (input: CompleteInput) => withResponse(input, () => complete(input, "done")),
   };
 }
 

@@ -3,6 +3,12 @@ import { hookinboxError } from "../../../errors.ts";
 import type { CompleteInput, TransactionClient } from "../../queue-types.ts";
 import { withRetry } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
+import {
+  attemptResponsesSql,
+  responseJoinSql,
+  responseSetSql,
+  responsesValue,
+} from "./attempt-responses.ts";
 import { endAttempts, endingInputsSql, endingKey, endingValues } from "./end-attempt.ts";
 import { wakeNextHeadSql } from "./key-locks.ts";
 import { refreshEventsSql } from "./refresh-event.ts";
@@ -13,8 +19,9 @@ import { refreshEventsSql } from "./refresh-event.ts";
  * key; each key's next head wakes; the events' status follows. Returns `id, worker, attempt` of
  * each attempt it ended. `unkeyedOnly` adds "without an ordering key" to the lease check: that form needs no
  * lock step (no key, no head to wake) and runs alone, outside any explicit transaction; the
- * other form runs after the lock step (end-attempt.ts). `hints` > 0: `$6`… (that many, see
- * eventHints) hold the deliveries' event ids, so the refresh prunes events' day partitions.
+ * other form runs after the lock step (end-attempt.ts). `$6`: the destinations' answers to
+ * store on the attempts (attempt-responses.ts). `hints` > 0: `$7`… (that many, see eventHints)
+ * hold the deliveries' event ids, so the refresh prunes events' day partitions.
  */
 const completeSql = (t: SchemaNames, unkeyedOnly: boolean, hints: number) => `
   WITH ending AS (
@@ -26,8 +33,9 @@ const completeSql = (t: SchemaNames, unkeyedOnly: boolean, hints: number) => `
     RETURNING d.id, d.event_id, d.target, d.ordering_key, d.version, i.worker, i.attempt, i.now
   ), attempt AS (
     UPDATE ${t.attempts} a SET ended_at = e.now,
-           outcome = CASE WHEN $5::text = 'done' THEN 'success' ELSE 'stale' END
-    FROM ending e WHERE a.delivery_id = e.id AND a.attempt = e.attempt
+           outcome = CASE WHEN $5::text = 'done' THEN 'success' ELSE 'stale' END, ${responseSetSql("r")}
+    FROM ending e LEFT JOIN ${attemptResponsesSql("$6")} ON ${responseJoinSql("r", "e")}
+    WHERE a.delivery_id = e.id AND a.attempt = e.attempt
   ), applied AS (
     INSERT INTO ${t.applied_versions} (target, ordering_key, version)
     SELECT e.target, e.ordering_key, e.version FROM ending e
@@ -37,12 +45,12 @@ const completeSql = (t: SchemaNames, unkeyedOnly: boolean, hints: number) => `
   ), woken AS (
     ${wakeNextHeadSql(t, { from: "ending e", target: "e.target", key: "e.ordering_key", endingId: "e.id", now: "e.now" })}
   ), refreshed AS (
-    ${refreshEventsSql(t, "ARRAY(SELECT DISTINCT event_id FROM ending)", { ids: "ARRAY(SELECT id FROM ending)", status: "$5::text" }, hints > 0 ? `ARRAY[${Array.from({ length: hints }, (_, i) => `$${6 + i}::text`).join(", ")}]` : undefined)}
+    ${refreshEventsSql(t, "ARRAY(SELECT DISTINCT event_id FROM ending)", { ids: "ARRAY(SELECT id FROM ending)", status: "$5::text" }, hints > 0 ? `ARRAY[${Array.from({ length: hints }, (_, i) => `$${7 + i}::text`).join(", ")}]` : undefined)}
   )
   SELECT id, worker, attempt FROM ending`;
 
 /**
- * The event ids of `inputs` as separate values, for `ARRAY[$6, $7, …]`: PostgreSQL prunes
+ * The event ids of `inputs` as separate values, for `ARRAY[$7, $8, …]`: PostgreSQL prunes
  * partitions for an array of parameters, not for one array parameter. Padded (with the last id)
  * to a power of two, so a connection prepares one statement per size class, not per batch size.
  * None when some input has no event hint.
@@ -83,7 +91,7 @@ export async function completeManyPostgres(
       pool.query({
         name: `hookinbox_complete_unkeyed_${hints.length}`,
         text: completeSql(t, true, hints.length),
-        values: [...endingValues(inputs), status, ...hints],
+        values: [...endingValues(inputs), status, responsesValue(inputs), ...hints],
       }),
     );
     ended = new Set(
@@ -96,6 +104,7 @@ export async function completeManyPostgres(
   const locked = await endAttempts(pool, t, rest, completeSql(t, false, hints.length), [
     ...endingValues(rest),
     status,
+    responsesValue(rest),
     ...hints,
   ]);
   for (const id of locked.ended) ended.add(id);
@@ -126,7 +135,7 @@ export async function completePostgres<T>(
     return undefined;
   }
   const hints = eventHints([input]);
-  const values = [...endingValues([input]), status, ...hints];
+  const values = [...endingValues([input]), status, responsesValue([input]), ...hints];
   return (await endAttempts(pool, t, [input], completeSql(t, false, hints.length), values, work))
     .result;
 }

@@ -2,6 +2,12 @@ import type pg from "pg";
 import { hookinboxError } from "../../../errors.ts";
 import type { FailInput, FailResult } from "../../queue-types.ts";
 import type { SchemaNames } from "../schema-names.ts";
+import {
+  attemptResponsesSql,
+  responseJoinSql,
+  responseSetSql,
+  responsesValue,
+} from "./attempt-responses.ts";
 import { endAttempts, endingInputsSql, endingKey, endingValues } from "./end-attempt.ts";
 import { wakeNextHeadSql } from "./key-locks.ts";
 import { refreshEventsSql } from "./refresh-event.ts";
@@ -13,8 +19,8 @@ const maxStack = 8000;
  * A retry: each of the deliveries `$1`…`$4` (endingInputsSql) whose lease the caller still holds
  * is pending again at `$9`, its attempt ends as `$6`. Its key keeps it as head (nothing wakes)
  * and its event stays pending; `$10` is its circuit_wait mark (a "down" failure: due at once
- * when the destination's circuit closes). `$5` message, `$7` stack, `$8` unused here. Returns
- * `id, worker, attempt`.
+ * when the destination's circuit closes). `$5` message, `$7` stack, `$8` unused here, `$11` the
+ * destination's answer to store on the attempt (attempt-responses.ts). Returns `id, worker, attempt`.
  */
 const retrySql = (t: SchemaNames) => `
   WITH ending AS (
@@ -26,8 +32,9 @@ const retrySql = (t: SchemaNames) => `
     RETURNING d.id, i.worker, i.attempt, i.now
   ), attempt AS (
     UPDATE ${t.attempts} a SET ended_at = e.now, outcome = $6::text, error_message = $5::text,
-           error_stack = $7::text
-    FROM ending e WHERE a.delivery_id = e.id AND a.attempt = e.attempt
+           error_stack = $7::text, ${responseSetSql("r")}
+    FROM ending e LEFT JOIN ${attemptResponsesSql("$11")} ON ${responseJoinSql("r", "e")}
+    WHERE a.delivery_id = e.id AND a.attempt = e.attempt
   )
   SELECT id, worker, attempt FROM ending`;
 
@@ -35,7 +42,7 @@ const retrySql = (t: SchemaNames) => `
  * A dead letter: each of the deliveries `$1`…`$4` whose lease the caller still holds is dead, its
  * attempt ends as `$6`; it keeps blocking its key when `$8` and it has one, otherwise the key's
  * next head wakes. The events' status follows. `$5` message, `$7` stack, `$9` and `$10` unused
- * here. Returns `id, worker, attempt`.
+ * here, `$11` the destination's answer (attempt-responses.ts). Returns `id, worker, attempt`.
  */
 const deadSql = (t: SchemaNames) => `
   WITH ending AS (
@@ -47,8 +54,9 @@ const deadSql = (t: SchemaNames) => `
     RETURNING d.id, d.event_id, d.target, d.ordering_key, d.blocks_key, i.worker, i.attempt, i.now
   ), attempt AS (
     UPDATE ${t.attempts} a SET ended_at = e.now, outcome = $6::text, error_message = $5::text,
-           error_stack = $7::text
-    FROM ending e WHERE a.delivery_id = e.id AND a.attempt = e.attempt
+           error_stack = $7::text, ${responseSetSql("r")}
+    FROM ending e LEFT JOIN ${attemptResponsesSql("$11")} ON ${responseJoinSql("r", "e")}
+    WHERE a.delivery_id = e.id AND a.attempt = e.attempt
   ), woken AS (
     ${wakeNextHeadSql(t, { from: "ending e", target: "e.target", key: "(CASE WHEN e.blocks_key THEN NULL ELSE e.ordering_key END)", endingId: "e.id", now: "e.now" })}
   ), refreshed AS (
@@ -80,6 +88,7 @@ export async function failPostgres(
     input.blockKey,
     input.retryAt === null ? null : Math.floor(input.retryAt),
     input.circuitWait === true,
+    responsesValue([input]),
   ];
   const { ended } = await endAttempts(pool, t, [input], dead ? deadSql(t) : retrySql(t), values);
   if (!ended.has(endingKey(input))) throw hookinboxError("HOOKINBOX_LEASE_LOST", input.deliveryId);

@@ -3,7 +3,8 @@ import type { SchemaNames } from "../schema-names.ts";
 /**
  * The one statement that derives events' status from their deliveries: `pending` while any
  * delivery is open, else `dead` while some target's last dead delivery has no later success,
- * else `done`. Usable alone or as a data-modifying CTE.
+ * else `done`. Writes only the events whose status changes. Usable alone or as a data-modifying
+ * CTE.
  *
  * `events` is an SQL expression of a text[] of event ids. `changed`, when given, names the
  * deliveries (`ids`, a text[] expression) that the same statement moves to one new status (their
@@ -32,7 +33,7 @@ export function refreshEventsSql(
   // it PostgreSQL may plan a hashed subplan instead, which reads every unfinished delivery of the
   // table once per statement; it does when its statistics say the table is small (never analyzed,
   // as where autovacuum is off): a soak's completions then scanned a 100,000-row backlog each.
-  return `UPDATE ${t.events} ev SET status = CASE
+  const next = `CASE
       WHEN EXISTS (SELECT 1 FROM ${t.deliveries} o WHERE o.event_id = ev.id
                    AND ${status("o")} IN ('pending', 'blocked', 'running') OFFSET 0) THEN 'pending'
       WHEN EXISTS (SELECT 1 FROM ${t.deliveries} d WHERE d.event_id = ev.id AND ${status("d")} = 'dead'
@@ -40,6 +41,10 @@ export function refreshEventsSql(
                                    AND r.target = d.target AND r.id > d.id
                                    AND ${status("r")} IN ('done', 'stale') OFFSET 0)
                    OFFSET 0) THEN 'dead'
-      ELSE 'done' END
-    WHERE ${pruneTo ? `ev.id = ANY(${pruneTo}) AND ` : ""}ev.id = ANY(${events})`;
+      ELSE 'done' END`;
+  // Only a status that changes is written: an unchanged event row is not rewritten (status is
+  // indexed, so each rewrite is a new row version and new index entries, never a HOT update).
+  return `UPDATE ${t.events} ev SET status = ${next}
+    WHERE ${pruneTo ? `ev.id = ANY(${pruneTo}) AND ` : ""}ev.id = ANY(${events})
+      AND ev.status IS DISTINCT FROM ${next}`;
 }
