@@ -125,14 +125,16 @@ export async function runForward(
   beforeEnd?: (call: CallResult | null) => Promise<void>,
 ): Promise<{ outcome: RunOutcome; call: CallResult | null }> {
   const { store, now } = context;
-  const log = context.logger.child({
+  // Log fields passed with each line: a child logger per forward cost more than the lines it wrote.
+  const log = context.logger;
+  const fields = {
     deliveryId: delivery.id,
     eventId: delivery.eventId,
     target: delivery.target,
     source: delivery.source,
     type: delivery.type,
     attempt: delivery.attempt,
-  });
+  };
   const base = {
     deliveryId: delivery.id,
     workerId: context.workerId,
@@ -159,7 +161,7 @@ export async function runForward(
   };
   try {
     if (delivery.budgetAttempt > destination.retry.maxAttempts) {
-      log.warn({ outcome: "exhausted" }, "forward");
+      log.warn({ ...fields, outcome: "exhausted" }, "forward");
       return {
         outcome: await fail(
           "HOOKINBOX_FORWARD_NETWORK",
@@ -217,7 +219,7 @@ export async function runForward(
     // commits them in one group transaction (one fsync, not two).
     if (verdict.kind === "done") {
       await Promise.all([recorded, store.completeDelivery({ ...base, now: now() })]);
-      log.info({ outcome: "done", status: result.status, ms }, "forward");
+      log.info({ ...fields, outcome: "done", status: result.status, ms }, "forward");
       return { outcome: "done", call };
     }
     if (verdict.kind === "gone") {
@@ -235,7 +237,7 @@ export async function runForward(
         store.setDestinationState(destination.name, "disabled", reason, now(), record),
         fail(verdict.code, verdict.message, "error", now()),
       ]);
-      alertDisabled(context, log, alert);
+      alertDisabled(context, log, alert, fields);
       return { outcome, call };
     }
     const last = delivery.budgetAttempt >= destination.retry.maxAttempts;
@@ -256,13 +258,13 @@ export async function runForward(
       ),
     ]);
     log[outcome === "dead" ? "error" : "warn"](
-      { outcome, status: result.status, errorClass: result.errorClass, ms, retryAt },
+      { ...fields, outcome, status: result.status, errorClass: result.errorClass, ms, retryAt },
       "forward",
     );
     return { outcome, call };
   } catch (error) {
     if (isHookinboxError(error, "HOOKINBOX_LEASE_LOST")) {
-      log.warn({ outcome: "lease-lost" }, "forward");
+      log.warn({ ...fields, outcome: "lease-lost" }, "forward");
       return { outcome: "lease-lost", call: null };
     }
     throw error;
@@ -273,16 +275,17 @@ function alertDisabled(
   context: ForwardContext,
   log: Logger,
   alert: DestinationDisabledAlert,
+  fields: Record<string, unknown>,
 ): void {
   log.error(
-    { ...alert, outcome: "destination-disabled" },
+    { ...fields, ...alert, outcome: "destination-disabled" },
     "destination answered 410 Gone and is disabled; enable it with `hookinbox destinations enable`",
   );
   try {
     Promise.resolve(context.alerts?.onDestinationDisabled?.(alert)).catch((error: unknown) =>
-      log.error({ err: (error as Error).message }, "onDestinationDisabled alert failed"),
+      log.error({ ...fields, err: (error as Error).message }, "onDestinationDisabled alert failed"),
     );
   } catch (error) {
-    log.error({ err: (error as Error).message }, "onDestinationDisabled alert failed");
+    log.error({ ...fields, err: (error as Error).message }, "onDestinationDisabled alert failed");
   }
 }
