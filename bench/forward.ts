@@ -1,4 +1,6 @@
 // npm run bench:forward [-- --events N] [-- --latency N] [-- --store sqlite|postgres|both]
+//   [-- --profile]: the gateway under --cpu-prof; prints its commits per event (SQLite) during
+//   the throughput phase and the hot spots of each thread's profile (bench/forward/profile.ts)
 //   (--stores sqlite,postgres, the older spelling, still works)
 //
 // Forwarding (issue 11, "Benchmark"; issue 24, "delivering as fast as receiving"): hookinbox in
@@ -32,6 +34,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { eventPoster } from "./forward/post-events.ts";
+import { freePort, printCommits, printProfiles, scrapeCounts } from "./forward/profile.ts";
 import { launch, type ServerUnderTest } from "./ingest/servers.ts";
 import { createDatabase, databaseUrl, dropDatabase } from "./postgres/db.ts";
 import { startHookinboxPostgres } from "./postgres/servers.ts";
@@ -43,6 +46,7 @@ const { values } = parseArgs({
     latency: { type: "string", default: "500" },
     store: { type: "string", default: "both" },
     stores: { type: "string" },
+    profile: { type: "boolean", default: false },
   },
 });
 const STORES = (
@@ -51,6 +55,7 @@ const STORES = (
 if (STORES.some((s) => s !== "sqlite" && s !== "postgres"))
   throw new Error("--store: sqlite, postgres or both");
 const EVENTS = Number(values.events);
+const PROFILE = values.profile;
 const LATENCY_EVENTS = Number(values.latency);
 const IN_FLIGHT = 50;
 const GOAL_RATIO = 0.8;
@@ -122,8 +127,9 @@ function startStub(store: string, destinationUrl: string): Promise<ServerUnderTe
 }
 
 /** `hookinbox start` forwarding every `stripe` event to the destination (default logging). */
-function startGateway(dir: string, store: string, destinationUrl: string) {
-  return startHookinboxPostgres(dir, store, false, {
+function startGateway(dir: string, store: string, destinationUrl: string, metricsPort: number) {
+  return startHookinboxPostgres(dir, store, PROFILE, {
+    ...(PROFILE ? { metrics: { port: metricsPort } } : {}),
     destinations: {
       app: {
         url: destinationUrl,
@@ -264,9 +270,12 @@ async function measure(
   server: ServerUnderTest,
   tag: string,
   direct: Latency,
+  metricsPort?: number,
 ): Promise<ForwarderResult> {
   try {
+    const before = metricsPort ? await scrapeCounts(metricsPort) : null;
     const run = await throughput(destination, server.target, tag, false);
+    if (metricsPort && before) printCommits(before, await scrapeCounts(metricsPort));
     const timed = await latencies(destination, server.target, `${tag}_latency`);
     return {
       perSecond: run.perSecond,
@@ -314,12 +323,15 @@ async function runStore(kind: "sqlite" | "postgres"): Promise<StoreResult> {
       `stub_${kind}`,
       directLatency.latency,
     );
+    const metricsPort = PROFILE ? await freePort() : undefined;
     const hookinbox = await measure(
       destination,
-      await startGateway(dir, store, destination.url),
+      await startGateway(dir, store, destination.url, metricsPort ?? 0),
       `hookinbox_${kind}`,
       directLatency.latency,
+      metricsPort,
     );
+    if (PROFILE) printProfiles(join(dir, "profile"));
     return {
       store: kind,
       direct: {

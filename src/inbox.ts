@@ -39,6 +39,7 @@ import {
 import { startWorker, type Worker, type WorkerOptions } from "./queue/worker.ts";
 import { openStore } from "./store/open-store.ts";
 import type { DeliveryView, ReplayFilter } from "./store/queue-types.ts";
+import type { SqliteStore } from "./store/sqlite/sqlite-store.ts";
 import type { Store } from "./store/types.ts";
 
 /** Options that are not part of the config file. */
@@ -238,7 +239,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       })
     : null;
   const metrics = resolved.metrics.enabled
-    ? createInboxMetrics(() => store.queueGauges(), now)
+    ? createInboxMetrics(() => store.queueGauges(), now, storeCommitsOf(store))
     : null;
   const migrated = store
     .migrate()
@@ -595,4 +596,10 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     wake: () => ingest.onDeliveries(),
   };
   return inbox;
+}
+
+/** The SQLite store's commit counter (what `hookinbox_store_commits_total` reports), else none. */
+function storeCommitsOf(store: Store): (() => number) | undefined {
+  const stats = (store as Partial<SqliteStore>).stats;
+  return store.kind === "sqlite" && stats ? () => stats.call(store).commits : undefined;
 }

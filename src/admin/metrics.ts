@@ -40,7 +40,8 @@ const ingestBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 const deliveryBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 /**
- * Creates the Prometheus metrics of an inbox. Counters and histograms count what this process
+ * Creates the Prometheus metrics of an inbox. `storeCommits` (SQLite) exposes the store's commit
+ * count as `hookinbox_store_commits_total`. Counters and histograms count what this process
  * did since it started (Prometheus' `rate()` and `sum()` handle restarts and several processes);
  * figures that belong to the store — queue depth, the oldest unprocessed delivery's age, dead
  * letters and held effects now — are read from the store at each scrape, so every process reports
@@ -56,6 +57,7 @@ const deliveryBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 export function createInboxMetrics(
   readGauges: () => Promise<QueueGauges>,
   now: () => number,
+  storeCommits?: () => number,
 ): InboxMetrics {
   const registry = new Registry();
   const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
@@ -100,6 +102,18 @@ export function createInboxMetrics(
     buckets: deliveryBuckets,
     registers: [registry],
   });
+  if (storeCommits) {
+    // Read from the store at each scrape: commits per event is what group commit saves.
+    new Counter({
+      name: "hookinbox_store_commits_total",
+      help: "Write transactions the SQLite store committed since it opened (one fsync each).",
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(storeCommits());
+      },
+    });
+  }
   const attempts = counter("hookinbox_attempts_total", "Delivery attempts started.", ["target"]);
   const deadLetters = counter(
     "hookinbox_dead_letters_total",

@@ -12,15 +12,17 @@ const unblockSql =
   "UPDATE deliveries SET status = 'pending', updated_at = ? WHERE id = ? AND status = 'blocked'";
 
 // A dead delivery stops counting once a later delivery of the same target (a replay or a retry
-// of it) is done: the event is then done.
+// of it) is done: the event is then done. The row (body included) is rewritten only when its
+// status changes: an event with several deliveries stays pending through most of their ends.
 const refreshEventSql = `
-  UPDATE events SET status = CASE
+  UPDATE events SET status = next.status
+  FROM (SELECT CASE
     WHEN EXISTS (SELECT 1 FROM deliveries WHERE event_id = @eventId AND status IN ('pending', 'blocked', 'running')) THEN 'pending'
     WHEN EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = @eventId AND d.status = 'dead'
                  AND NOT EXISTS (SELECT 1 FROM deliveries r WHERE r.event_id = d.event_id AND r.target = d.target
                                  AND r.id > d.id AND r.status IN ('done', 'stale'))) THEN 'dead'
-    ELSE 'done' END
-  WHERE id = @eventId`;
+    ELSE 'done' END AS status) AS next
+  WHERE events.id = @eventId AND events.status <> next.status`;
 
 /**
  * Prepares the two follow-ups of every state change: waking the next head of an ordering key
