@@ -451,12 +451,14 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       }
     },
     upkeep() {
+      // One wrapper for both: retention sequences first, the sequencer sequences on its tick.
+      const auditSequence = afterMigrations((limit: number) => store.auditSequence(limit));
       upkeep ??= startRetention({
         store: {
           purgePayloads: afterMigrations((input) => store.purgePayloads(input)),
           retentionStep: afterMigrations((input) => store.retentionStep(input)),
           maintainPartitions: afterMigrations((at) => store.maintainPartitions(at)),
-          auditSequence: afterMigrations((limit) => store.auditSequence(limit)),
+          auditSequence,
         },
         windows: resolved.retention,
         now,
@@ -466,7 +468,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       if (resolved.audit.enabled && store.kind === "postgres") {
         sequencer ??= startAuditSequencer({
           store: {
-            auditSequence: afterMigrations((limit) => store.auditSequence(limit)),
+            auditSequence,
             auditSequencerLease: afterMigrations((holder, ttlMs) =>
               store.auditSequencerLease(holder, ttlMs),
             ),
