@@ -5,6 +5,7 @@ import {
   decodeRange,
   encodeRange,
 } from "../../audit/compact-range.ts";
+import { writeInt64 } from "../../audit/leaf.ts";
 import { sha256 } from "../../audit/sha256.ts";
 import { byteaArrayParam } from "./binary-array.ts";
 import { withRetry, withTransaction } from "./connection.ts";
@@ -17,10 +18,10 @@ interface PendingRow {
   rest: Buffer;
 }
 
-/** A leaf's sequence number as its encoding holds it: 8 bytes, big-endian. */
+/** A leaf's sequence number as its encoding holds it (leaf.ts's writeInt64: 8 bytes, big-endian). */
 const seqBytes = (seq: number) => {
   const bytes = Buffer.alloc(8);
-  bytes.writeBigUInt64BE(BigInt(seq));
+  writeInt64(bytes, 0, seq);
   return bytes;
 };
 
