@@ -30,6 +30,9 @@ describe("audit log with three gateway processes on PostgreSQL", () => {
     const gateways = await spawnAuditGateways(tmp.dir, storeUrl, {
       key: SEED,
       headInterval: "100ms",
+      // Sequence every 100 ms (a tenth of this) so the tree grows, and heads are signed, many
+      // times while the 300 events arrive: the test checks consistency between those heads.
+      maxMergeDelay: "1s",
     });
     processes.push(...gateways);
     for (const g of gateways) expect(g.output().stderr).toContain(`Ed25519 key ${PUBLIC}`);

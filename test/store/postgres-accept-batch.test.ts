@@ -138,6 +138,10 @@ describe("PostgreSQL accept batches", () => {
     ) {
       sent.push(args[0] as string | pg.QueryConfig);
       mostRunning = Math.max(mostRunning, ++running);
+      // Each statement is held 30 ms before it is sent, so a batch is still in flight when the
+      // next one could leave: how many run at once is then the cap, not how fast PostgreSQL is
+      // (a fast batch could otherwise end before the second one starts).
+      const send = () => (query as (...a: unknown[]) => unknown).apply(this, args);
       // pg.Pool's query passes a callback; a client's own query returns a promise.
       const last = args.at(-1);
       if (typeof last === "function") {
@@ -145,10 +149,11 @@ describe("PostgreSQL accept batches", () => {
           running--;
           return (last as (...r: unknown[]) => unknown)(...results);
         };
-        return (query as (...a: unknown[]) => unknown).apply(this, args);
+        setTimeout(send, 30);
+        return undefined;
       }
-      const result = (query as (...a: unknown[]) => unknown).apply(this, args);
-      void Promise.resolve(result).finally(() => running--);
+      const result = new Promise((resolve) => setTimeout(resolve, 30)).then(send);
+      void result.finally(() => running--);
       return result;
     } as typeof query);
     try {
