@@ -11,7 +11,7 @@ import {
 } from "./attempt-responses.ts";
 import { endAttempts, endingInputsSql, endingKey, endingValues } from "./end-attempt.ts";
 import { wakeNextHeadSql } from "./key-locks.ts";
-import { refreshEventsSql } from "./refresh-event.ts";
+import { openSiblingsSql, recheckEventsPostgres, refreshEventsSql } from "./refresh-event.ts";
 
 /**
  * Ends the deliveries `$1`…`$4` (endingInputsSql) whose lease the caller still holds as `$5`
@@ -21,7 +21,8 @@ import { refreshEventsSql } from "./refresh-event.ts";
  * lock step (no key, no head to wake) and runs alone, outside any explicit transaction; the
  * other form runs after the lock step (end-attempt.ts). `$6`: the destinations' answers to
  * store on the attempts (attempt-responses.ts). `hints` > 0: `$7`… (that many, see eventHints)
- * hold the deliveries' event ids, so the refresh prunes events' day partitions.
+ * hold the deliveries' event ids, so the refresh prunes events' day partitions. `recheck` marks
+ * an event with a sibling delivery still open (refresh-event.ts: the caller rechecks it).
  */
 const completeSql = (t: SchemaNames, unkeyedOnly: boolean, hints: number) => `
   WITH ending AS (
@@ -47,7 +48,7 @@ const completeSql = (t: SchemaNames, unkeyedOnly: boolean, hints: number) => `
   ), refreshed AS (
     ${refreshEventsSql(t, "ARRAY(SELECT DISTINCT event_id FROM ending)", { ids: "ARRAY(SELECT id FROM ending)", status: "$5::text" }, hints > 0 ? `ARRAY[${Array.from({ length: hints }, (_, i) => `$${7 + i}::text`).join(", ")}]` : undefined)}
   )
-  SELECT id, worker, attempt FROM ending`;
+  SELECT e.id, e.worker, e.attempt, e.event_id, ${openSiblingsSql(t, "e")} AS recheck FROM ending e`;
 
 /**
  * The event ids of `inputs` as separate values, for `ARRAY[$7, $8, …]`: PostgreSQL prunes
@@ -96,6 +97,11 @@ export async function completeManyPostgres(
     );
     ended = new Set(
       rows.map((r) => endingKey({ deliveryId: r.id, workerId: r.worker, attempt: r.attempt })),
+    );
+    await recheckEventsPostgres(
+      pool,
+      t,
+      rows.filter((r) => r.recheck).map((r) => r.event_id),
     );
     rest = inputs.filter((i) => !ended.has(endingKey(i)));
   }

@@ -6,6 +6,7 @@ import { withClient, withRetry } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
 import { type InlineValue, inlineSql, queryStatements } from "../simple-query.ts";
 import { keyLockId } from "./key-locks.ts";
+import { recheckEventsPostgres } from "./refresh-event.ts";
 
 /**
  * The running deliveries an end statement names, as parallel arrays: `$1` ids, `$2` workers,
@@ -97,21 +98,30 @@ export async function endAttempts<T>(
         endingKey({ deliveryId: r.id, workerId: r.worker, attempt: r.attempt }),
       ),
     );
+  // The events a change statement marks `recheck` (refresh-event.ts), rechecked after COMMIT.
+  const recheckOf = (results: pg.QueryResult[]) =>
+    (results[2]?.rows ?? []).filter((r) => r.recheck).map((r) => r.event_id as string);
   if (!work) {
     const results = await withRetry(() =>
       withClient(pool, (client) => queryStatements(client, [...statements, "COMMIT"])),
     );
+    await recheckEventsPostgres(pool, t, recheckOf(results));
     return { ended: idsOf(results), result: undefined };
   }
-  return withClient(pool, async (client) => {
-    const ended = idsOf(await queryStatements(client, statements));
+  let recheck: string[] = [];
+  const done = await withClient(pool, async (client) => {
+    const results = await queryStatements(client, statements);
+    const ended = idsOf(results);
     const only = inputs[0];
     if (inputs.length !== 1 || !only) throw new RangeError("work needs exactly one delivery");
     if (!ended.has(endingKey(only))) throw hookinboxError("HOOKINBOX_LEASE_LOST", only.deliveryId);
     const result = await work(transactionClient(client));
     await client.query("COMMIT");
+    recheck = recheckOf(results);
     return { ended, result };
   });
+  await recheckEventsPostgres(pool, t, recheck);
+  return done;
 }
 
 /** A handler's view of the connection and transaction its delivery ends in. */

@@ -1,4 +1,7 @@
+import type pg from "pg";
+import { withClient, withRetry } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
+import { inlineSql, queryStatements } from "../simple-query.ts";
 
 /**
  * The one statement that derives events' status from their deliveries: `pending` while any
@@ -47,4 +50,62 @@ export function refreshEventsSql(
   return `UPDATE ${t.events} ev SET status = ${next}
     WHERE ${pruneTo ? `ev.id = ANY(${pruneTo}) AND ` : ""}ev.id = ANY(${events})
       AND ev.status IS DISTINCT FROM ${next}`;
+}
+
+/**
+ * Whether the event of `e` (a row of the CTE `ending`, with `id` and `event_id`) has another
+ * delivery still open in this statement's snapshot: an SQL boolean for an end statement's
+ * result. Such an event's status was derived from a snapshot in which a sibling may be ending in
+ * another transaction at this very moment (each sees the other running, and both leave the
+ * event `pending`), so the caller rechecks it after its commit (`recheckEventsPostgres`).
+ *
+ * @example
+ * ```ts
+ * const sql = `WITH ending AS (…) SELECT e.id, e.event_id, ${openSiblingsSql(t, "e")} AS recheck FROM ending e`;
+ * ```
+ */
+export function openSiblingsSql(t: SchemaNames, alias: string): string {
+  return `EXISTS (SELECT 1 FROM ${t.deliveries} o WHERE o.event_id = ${alias}.event_id
+            AND o.status IN ('pending', 'blocked', 'running')
+            AND NOT EXISTS (SELECT 1 FROM ending x WHERE x.id = o.id) OFFSET 0)`;
+}
+
+/**
+ * The event lock class of the two-key advisory locks (a key space apart from the ordering keys'
+ * one-key locks): `pg_advisory_xact_lock(eventLockClass, hashtext(event id))`.
+ */
+const eventLockClass = 0x68_6b_65_76; // "hkev"
+
+/**
+ * Derives the status of `eventIds` again, each under its event's advisory lock and with a
+ * snapshot taken after it: called after an end statement committed and found a sibling open
+ * (openSiblingsSql). Of two deliveries of one event ending at once, each rechecks after its own
+ * commit; the locks put the two rechecks one after the other, so the second one's snapshot holds
+ * both commits and writes the final status. One round trip (BEGIN, locks in key order, refresh,
+ * COMMIT in one simple-query message).
+ *
+ * @example
+ * ```ts
+ * await recheckEventsPostgres(pool, schemaNames("hookinbox"), ["evt_…"]);
+ * ```
+ */
+export async function recheckEventsPostgres(
+  pool: pg.Pool,
+  t: SchemaNames,
+  eventIds: readonly string[],
+): Promise<void> {
+  const ids = [...new Set(eventIds)];
+  if (ids.length === 0) return;
+  const lock = `SELECT pg_advisory_xact_lock(${eventLockClass}, k.key) FROM (
+    SELECT DISTINCT hashtext(id) AS key FROM unnest($1::text[]) AS id ORDER BY key OFFSET 0) k`;
+  await withRetry(() =>
+    withClient(pool, (client) =>
+      queryStatements(client, [
+        "BEGIN",
+        inlineSql(lock, [ids]),
+        inlineSql(refreshEventsSql(t, "$1::text[]", undefined, "$1::text[]"), [ids]),
+        "COMMIT",
+      ]),
+    ),
+  );
 }
