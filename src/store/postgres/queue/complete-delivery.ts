@@ -21,8 +21,9 @@ import { openSiblingsSql, recheckEventsPostgres, refreshEventsSql } from "./refr
  * lock step (no key, no head to wake) and runs alone, outside any explicit transaction; the
  * other form runs after the lock step (end-attempt.ts). `$6`: the destinations' answers to
  * store on the attempts (attempt-responses.ts). `hints` > 0: `$7`… (that many, see eventHints)
- * hold the deliveries' event ids, so the refresh prunes events' day partitions. `recheck` marks
- * an event with a sibling delivery still open (refresh-event.ts: the caller rechecks it).
+ * hold the deliveries' event ids, so the refresh prunes events' day partitions. The unkeyed form,
+ * which ends without the event locks of the lock step, also returns `event_id, recheck`: an
+ * event with a sibling delivery still open, for the caller to recheck (refresh-event.ts).
  */
 const completeSql = (t: SchemaNames, unkeyedOnly: boolean, hints: number) => `
   WITH ending AS (
@@ -48,7 +49,8 @@ const completeSql = (t: SchemaNames, unkeyedOnly: boolean, hints: number) => `
   ), refreshed AS (
     ${refreshEventsSql(t, "ARRAY(SELECT DISTINCT event_id FROM ending)", { ids: "ARRAY(SELECT id FROM ending)", status: "$5::text" }, hints > 0 ? `ARRAY[${Array.from({ length: hints }, (_, i) => `$${7 + i}::text`).join(", ")}]` : undefined)}
   )
-  SELECT e.id, e.worker, e.attempt, e.event_id, ${openSiblingsSql(t, "e")} AS recheck FROM ending e`;
+  SELECT e.id, e.worker, e.attempt${unkeyedOnly ? `, e.event_id, ${openSiblingsSql(t, "e")} AS recheck` : ""}
+  FROM ending e`;
 
 /**
  * The event ids of `inputs` as separate values, for `ARRAY[$7, $8, …]`: PostgreSQL prunes

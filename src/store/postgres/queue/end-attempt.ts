@@ -5,8 +5,7 @@ import type { CompleteInput, TransactionClient } from "../../queue-types.ts";
 import { withClient, withRetry } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
 import { type InlineValue, inlineSql, queryStatements } from "../simple-query.ts";
-import { keyLockId } from "./key-locks.ts";
-import { recheckEventsPostgres } from "./refresh-event.ts";
+import { eventLockId, keyLockId } from "./key-locks.ts";
 
 /**
  * The running deliveries an end statement names, as parallel arrays: `$1` ids, `$2` workers,
@@ -17,18 +16,25 @@ export const endingInputsSql = "unnest($1::text[], $2::text[], $3::int[], $4::bi
 
 /**
  * The lock step shared by completion and failure (see key-locks.ts): the advisory lock of every
- * key among `$1`…`$4` (endingInputsSql) whose delivery the caller still holds, waited for in
- * lock-id order so two batches never wait for each other in a cycle. The statement that changes
- * the keys must come after this one, in the same transaction, and check the leases itself.
+ * key among `$1`…`$4` (endingInputsSql) whose delivery the caller still holds, then of each of
+ * their events (rule 6), waited for in that order and in lock-id order, so two batches never
+ * wait for each other in a cycle. The statement that changes the keys must come after this one,
+ * in the same transaction, and check the leases itself.
  */
 const lockSql = (t: SchemaNames) => `
-  SELECT pg_advisory_xact_lock(k.lock_id) FROM (
-    SELECT DISTINCT ${keyLockId("d.target", "d.ordering_key")} AS lock_id
+  WITH held AS (
+    SELECT d.target, d.ordering_key, d.event_id
     FROM ${endingInputsSql} AS i(id, worker, attempt, now)
     JOIN ${t.deliveries} d ON d.id = i.id AND d.status = 'running' AND d.lease_owner = i.worker
                           AND d.attempts = i.attempt
-    WHERE d.ordering_key IS NOT NULL
-    ORDER BY lock_id OFFSET 0) k`;
+  )
+  SELECT pg_advisory_xact_lock(k.lock_id) FROM (
+    SELECT DISTINCT u.kind, u.lock_id FROM (
+      SELECT 0 AS kind, ${keyLockId("h.target", "h.ordering_key")} AS lock_id
+      FROM held h WHERE h.ordering_key IS NOT NULL
+      UNION ALL
+      SELECT 1, ${eventLockId("h.event_id")} FROM held h
+    ) u ORDER BY u.kind, u.lock_id OFFSET 0) k`;
 
 /**
  * What an end statement returns for each attempt it ended (its `id, worker, attempt` columns),
@@ -98,30 +104,21 @@ export async function endAttempts<T>(
         endingKey({ deliveryId: r.id, workerId: r.worker, attempt: r.attempt }),
       ),
     );
-  // The events a change statement marks `recheck` (refresh-event.ts), rechecked after COMMIT.
-  const recheckOf = (results: pg.QueryResult[]) =>
-    (results[2]?.rows ?? []).filter((r) => r.recheck).map((r) => r.event_id as string);
   if (!work) {
     const results = await withRetry(() =>
       withClient(pool, (client) => queryStatements(client, [...statements, "COMMIT"])),
     );
-    await recheckEventsPostgres(pool, t, recheckOf(results));
     return { ended: idsOf(results), result: undefined };
   }
-  let recheck: string[] = [];
-  const done = await withClient(pool, async (client) => {
-    const results = await queryStatements(client, statements);
-    const ended = idsOf(results);
+  return withClient(pool, async (client) => {
+    const ended = idsOf(await queryStatements(client, statements));
     const only = inputs[0];
     if (inputs.length !== 1 || !only) throw new RangeError("work needs exactly one delivery");
     if (!ended.has(endingKey(only))) throw hookinboxError("HOOKINBOX_LEASE_LOST", only.deliveryId);
     const result = await work(transactionClient(client));
     await client.query("COMMIT");
-    recheck = recheckOf(results);
     return { ended, result };
   });
-  await recheckEventsPostgres(pool, t, recheck);
-  return done;
 }
 
 /** A handler's view of the connection and transaction its delivery ends in. */

@@ -10,7 +10,7 @@ import {
 } from "./attempt-responses.ts";
 import { endAttempts, endingInputsSql, endingKey, endingValues } from "./end-attempt.ts";
 import { wakeNextHeadSql } from "./key-locks.ts";
-import { openSiblingsSql, refreshEventsSql } from "./refresh-event.ts";
+import { refreshEventsSql } from "./refresh-event.ts";
 
 const maxMessage = 2000;
 const maxStack = 8000;
@@ -42,8 +42,7 @@ const retrySql = (t: SchemaNames) => `
  * A dead letter: each of the deliveries `$1`…`$4` whose lease the caller still holds is dead, its
  * attempt ends as `$6`; it keeps blocking its key when `$8` and it has one, otherwise the key's
  * next head wakes. The events' status follows. `$5` message, `$7` stack, `$9` and `$10` unused
- * here, `$11` the destination's answer (attempt-responses.ts). Returns `id, worker, attempt`,
- * and `event_id, recheck` (refresh-event.ts: the caller rechecks an event with a sibling open).
+ * here, `$11` the destination's answer (attempt-responses.ts). Returns `id, worker, attempt`.
  */
 const deadSql = (t: SchemaNames) => `
   WITH ending AS (
@@ -63,7 +62,7 @@ const deadSql = (t: SchemaNames) => `
   ), refreshed AS (
     ${refreshEventsSql(t, "ARRAY(SELECT DISTINCT event_id FROM ending)", { ids: "ARRAY(SELECT id FROM ending)", status: "'dead'" })}
   )
-  SELECT e.id, e.worker, e.attempt, e.event_id, ${openSiblingsSql(t, "e")} AS recheck FROM ending e`;
+  SELECT id, worker, attempt FROM ending`;
 
 /**
  * Ends an attempt as a failure, in one round trip (BEGIN, the lock step, the change, COMMIT; see

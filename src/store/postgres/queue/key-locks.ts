@@ -23,6 +23,14 @@
 //    that wakes the key's next head (`wakeNextHeadSql`) are serialised: whichever runs second
 //    sees the first, and no delivery is left blocked with nothing ahead of it.
 // 5. The unique partial index deliveries_one_running_per_key backs "one running per key" up.
+// 6. An event's status is derived from all its deliveries, which may end at once in different
+//    transactions (several targets). The lock step also WAITS for an advisory lock per event
+//    (`eventLockId`), after the key locks and in lock-id order, so two end statements of one
+//    event run one after the other and the second one's snapshot holds the first one's commit.
+//    The one statement that ends unkeyed deliveries outside a transaction takes no lock: it
+//    marks an event with a sibling still open, and its caller rechecks that event after its
+//    commit, under the event's lock (refresh-event.ts). Whichever order they meet in, the last
+//    to take an event's lock sees every delivery of the event that has ended.
 //
 // The lock id is the same hash migration 002's functions used (hookinbox_key_lock_id), so the
 // protocol did not change when the SQL moved from PL/pgSQL into these modules.
@@ -39,6 +47,19 @@ import type { SchemaNames } from "../schema-names.ts";
  */
 export function keyLockId(target: string, orderingKey: string): string {
   return `hashtextextended(${target} || chr(31) || ${orderingKey}, 7031)`;
+}
+
+/**
+ * The advisory lock id of an event (rule 6), as SQL over a text expression: the key locks' one
+ * 64-bit key space, with its own seed (a collision with a key's id only serialises two ends).
+ *
+ * @example
+ * ```ts
+ * const sql = `SELECT pg_advisory_xact_lock(${eventLockId("d.event_id")})`;
+ * ```
+ */
+export function eventLockId(eventId: string): string {
+  return `hashtextextended(${eventId}, 7032)`;
 }
 
 /**

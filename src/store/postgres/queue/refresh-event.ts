@@ -2,6 +2,7 @@ import type pg from "pg";
 import { withClient, withRetry } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
 import { inlineSql, queryStatements } from "../simple-query.ts";
+import { eventLockId } from "./key-locks.ts";
 
 /**
  * The one statement that derives events' status from their deliveries: `pending` while any
@@ -57,7 +58,8 @@ export function refreshEventsSql(
  * delivery still open in this statement's snapshot: an SQL boolean for an end statement's
  * result. Such an event's status was derived from a snapshot in which a sibling may be ending in
  * another transaction at this very moment (each sees the other running, and both leave the
- * event `pending`), so the caller rechecks it after its commit (`recheckEventsPostgres`).
+ * event `pending`), so the caller rechecks it after its commit (`recheckEventsPostgres`). Only
+ * the unkeyed statement needs it: the others end under the event's lock (key-locks.ts, rule 6).
  *
  * @example
  * ```ts
@@ -71,17 +73,11 @@ export function openSiblingsSql(t: SchemaNames, alias: string): string {
 }
 
 /**
- * The event lock class of the two-key advisory locks (a key space apart from the ordering keys'
- * one-key locks): `pg_advisory_xact_lock(eventLockClass, hashtext(event id))`.
- */
-const eventLockClass = 0x68_6b_65_76; // "hkev"
-
-/**
- * Derives the status of `eventIds` again, each under its event's advisory lock and with a
- * snapshot taken after it: called after an end statement committed and found a sibling open
- * (openSiblingsSql). Of two deliveries of one event ending at once, each rechecks after its own
- * commit; the locks put the two rechecks one after the other, so the second one's snapshot holds
- * both commits and writes the final status. One round trip (BEGIN, locks in key order, refresh,
+ * Derives the status of `eventIds` again, each under its event's advisory lock (key-locks.ts,
+ * rule 6) and with a snapshot taken after it: called after the unkeyed end statement committed
+ * and found a sibling open (openSiblingsSql). Of two deliveries of one event ending at once, each
+ * rechecks after its own commit, or ends under the event's lock; the lock puts them one after
+ * the other, so the last one's snapshot holds both commits and writes the final status. One round trip (BEGIN, locks in key order, refresh,
  * COMMIT in one simple-query message).
  *
  * @example
@@ -96,8 +92,9 @@ export async function recheckEventsPostgres(
 ): Promise<void> {
   const ids = [...new Set(eventIds)];
   if (ids.length === 0) return;
-  const lock = `SELECT pg_advisory_xact_lock(${eventLockClass}, k.key) FROM (
-    SELECT DISTINCT hashtext(id) AS key FROM unnest($1::text[]) AS id ORDER BY key OFFSET 0) k`;
+  const lock = `SELECT pg_advisory_xact_lock(k.lock_id) FROM (
+    SELECT DISTINCT ${eventLockId("id")} AS lock_id FROM unnest($1::text[]) AS id
+    ORDER BY lock_id OFFSET 0) k`;
   await withRetry(() =>
     withClient(pool, (client) =>
       queryStatements(client, [
