@@ -1,6 +1,35 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+/**
+ * Test files that load the machine or measure against the wall clock (floods and slow-body
+ * attacks, SIGKILL fuzzing, several gateways at once, builds of the packed package, browsers,
+ * million-row runs): they run one at a time, after every other file, so that neither slows the
+ * other and no timing-bound assertion races a neighbour for the two cores.
+ */
+const exclusiveFiles = [
+  "test/package/**/*.test.ts",
+  "test/scale/**/*.test.ts",
+  "test/dashboard/**/*.browser.test.ts",
+  "test/ingest/slow-body-attack.test.ts",
+  "test/ingest/slow-bodies.test.ts",
+  "test/ingest/silent-sockets.test.ts",
+  "test/ingest/hostile-requests.test.ts",
+  "test/ingest/crash-sigkill.test.ts",
+  "test/processing/crash-fuzz.test.ts",
+  "test/processing/process-available.test.ts",
+  "test/processing/process-available-processes.test.ts",
+  "test/processing/handler-timeout.test.ts",
+  "test/forward/breaker-goals.test.ts",
+  "test/forward/crash.test.ts",
+];
+
+/**
+ * Files that mostly wait (child processes, loopback HTTP, PostgreSQL round trips) run three at a
+ * time on a two-core machine; vitest's default there is one at a time.
+ */
+const sharedWorkers = 3;
+
 export default defineConfig({
   // Examples import "hookinbox" as users do; in this checkout that name means the sources (as in
   // tsconfig.json's paths), so tests need no build of dist/.
@@ -13,12 +42,32 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Child processes and SQLite files: forks isolate each test file in its own process.
     pool: "forks",
     reporters: ["default", "./test/summary-reporter.ts"],
     globalSetup: ["./test/postgres-global-setup.ts", "./test/dashboard-global-setup.ts"],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "shared",
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          exclude: exclusiveFiles,
+          maxWorkers: sharedWorkers,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "exclusive",
+          include: exclusiveFiles,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
