@@ -2,7 +2,7 @@ import { formatIssues } from "../config/format-issues.ts";
 import { loadConfigFile, resolveStoreUrl } from "../config/index.ts";
 import { runbooksSchema } from "../config/schema.ts";
 import { hookinboxError } from "../errors.ts";
-import { compileRunbooks, type Runbooks } from "../operations/runbooks.ts";
+import { compileRunbooks, type Runbooks } from "../operations/runbook-lookup.ts";
 import { openStore } from "../store/open-store.ts";
 import type { Store } from "../store/types.ts";
 import { demoConfig } from "./demo-source.ts";

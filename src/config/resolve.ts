@@ -8,7 +8,7 @@ import { compileRoutes, type RouteEvent } from "../forward/route-table.ts";
 import { compilePattern, type ResolvedHandler, type RetryPolicy } from "../handlers/routes.ts";
 import type { Handler } from "../handlers/types.ts";
 import { type AddressList, addressList } from "../ingest/ip-allow.ts";
-import { compileRunbooks, type Runbooks } from "../operations/runbooks.ts";
+import { compileRunbooks, type Runbooks } from "../operations/runbook-lookup.ts";
 import type { AnyProviderScheme, IdentitySpec } from "../providers/types.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
 import { formatIssues } from "./format-issues.ts";
