@@ -13,13 +13,13 @@ export { captureRawBody, expressHandler } from "./adapters/express.ts";
 export { fastifyPlugin } from "./adapters/fastify.ts";
 export { toFetchHandler } from "./adapters/fetch.ts";
 export { toNodeListener } from "./adapters/node.ts";
+export type { AlertNotice, EffectHeldAlert } from "./alerts/types.ts";
 export {
   defineConfig,
   type HookinboxConfig,
   type SecretConfig,
   type SourceConfig,
 } from "./config/index.ts";
-export type { AlertNotice, EffectHeldAlert } from "./config/resolve.ts";
 export {
   type ErrorCode,
   errorCodes,

@@ -1,32 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { IngestMetrics } from "../ingest/ingest-metrics.ts";
+import type { WorkerMetrics } from "../queue/worker-metrics.ts";
 import type { QueueGauges } from "../store/queue-types.ts";
-
-/** How a delivery attempt ended, as the worker counts it. */
-export type DeliveryOutcomeLabel =
-  | "done"
-  | "stale"
-  | "retry"
-  | "dead"
-  | "lease-lost"
-  | "abandoned"
-  | "crashed";
-
-/** What ingest reports per event or rejection (the `outcome` of its log line). */
-export interface IngestMetrics {
-  /** One request to `/webhooks/:source` answered, with its latency. */
-  request(source: string, seconds: number): void;
-  /** `stored`, `duplicate`, `rejected` (with the code), `unavailable`, `rate-limited`… */
-  outcome(source: string, outcome: string, code: string | undefined): void;
-}
-
-/** What the worker reports. */
-export interface WorkerMetrics {
-  attemptStarted(target: string): void;
-  attemptEnded(target: string, outcome: DeliveryOutcomeLabel, seconds: number): void;
-  leasesRescued(count: number): void;
-  effectHeld(target: string): void;
-  storeError(operation: string): void;
-}
 
 /** The metrics of one inbox: a private prom-client registry plus the store's own figures. */
 export interface InboxMetrics extends IngestMetrics, WorkerMetrics {

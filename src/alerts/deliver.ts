@@ -1,4 +1,4 @@
-import type { AlertNotice, ResolvedAlerts } from "../config/resolve.ts";
+import type { ResolvedAlerts } from "../config/resolve.ts";
 import { type Resolver, systemResolver } from "../forward/address-guard.ts";
 import { type DestinationClient, openDestinationClient } from "../forward/http-client.ts";
 import { signStandardWebhook } from "../forward/sign.ts";
@@ -6,6 +6,7 @@ import type { Logger } from "../log.ts";
 import type { OutboxAlert } from "../store/alert-types.ts";
 import type { QueueStore } from "../store/queue-types.ts";
 import { sinkPrefixes } from "./occurrences.ts";
+import type { AlertNotice } from "./types.ts";
 
 type OutboxStore = Pick<QueueStore, "claimDueAlerts" | "settleAlert" | "pruneAlerts">;
 

@@ -1,10 +1,7 @@
-import type {
-  DestinationDisabledAlert,
-  EffectHeldAlert,
-  ResolvedAlerts,
-} from "../config/resolve.ts";
+import type { ResolvedAlerts } from "../config/resolve.ts";
 import type { AlertOccurrence, AlertRecord } from "../store/alert-types.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
+import type { DestinationDisabledAlert, EffectHeldAlert } from "./types.ts";
 
 /**
  * The outbox occurrence of a dead letter: its condition is the source and target, so a burst of

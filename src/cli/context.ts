@@ -1,8 +1,10 @@
+import { z } from "zod";
 import { formatIssues } from "../config/format-issues.ts";
 import { loadConfigFile, resolveStoreUrl } from "../config/index.ts";
-import { runbooksSchema } from "../config/schema.ts";
+import { destinationName, destinationSchema, runbooksSchema } from "../config/schema.ts";
 import { hookinboxError } from "../errors.ts";
-import { compileRunbooks, type Runbooks } from "../operations/runbooks.ts";
+import type { ConfiguredDestination } from "../forward/destination-admin.ts";
+import { compileRunbooks, type Runbooks } from "../operations/runbook-lookup.ts";
 import { openStore } from "../store/open-store.ts";
 import type { Store } from "../store/types.ts";
 import { demoConfig } from "./demo-source.ts";
@@ -110,6 +112,26 @@ export async function loadSourceNames(
 }
 
 /**
+ * One section of the config file, checked against its schema alone (so no secret of another
+ * section must be set); an invalid section throws HOOKINBOX_CONFIG_INVALID naming its fields.
+ */
+async function loadConfigSection<S extends z.ZodType>(
+  ctx: CliContext,
+  configPath: string | undefined,
+  section: string,
+  schema: S,
+): Promise<z.output<S>> {
+  const loaded = await loadConfigFile({ cwd: ctx.cwd, path: configPath });
+  const raw = (loaded?.config as Record<string, unknown> | undefined)?.[section];
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = formatIssues(schema, raw, parsed.error.issues).map((l) => `${section}.${l}`);
+    throw hookinboxError("HOOKINBOX_CONFIG_INVALID", lines.join("; "));
+  }
+  return parsed.data;
+}
+
+/**
  * The config's `runbooks` alone (no secrets needed), for commands that show them beside failures.
  *
  * @example
@@ -122,13 +144,24 @@ export async function loadRunbooks(
   ctx: CliContext,
   configPath: string | undefined,
 ): Promise<Runbooks> {
-  const loaded = await loadConfigFile({ cwd: ctx.cwd, path: configPath });
-  const raw = (loaded?.config as { runbooks?: unknown } | undefined)?.runbooks;
-  const schema = runbooksSchema.optional();
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const lines = formatIssues(schema, raw, parsed.error.issues).map((l) => `runbooks.${l}`);
-    throw hookinboxError("HOOKINBOX_CONFIG_INVALID", lines.join("; "));
-  }
-  return compileRunbooks(parsed.data);
+  return compileRunbooks(
+    await loadConfigSection(ctx, configPath, "runbooks", runbooksSchema.optional()),
+  );
+}
+
+/**
+ * The config's destinations, names and URLs only (no secret is resolved, so none must be set).
+ *
+ * @example
+ * ```ts
+ * const configured = await loadDestinations(ctx, values.config);
+ * ```
+ */
+export async function loadDestinations(
+  ctx: CliContext,
+  configPath: string | undefined,
+): Promise<ConfiguredDestination[]> {
+  const schema = z.record(destinationName, destinationSchema).optional();
+  const destinations = await loadConfigSection(ctx, configPath, "destinations", schema);
+  return Object.entries(destinations ?? {}).map(([name, d]) => ({ name, url: d.url }));
 }

@@ -1,10 +1,5 @@
 import type { Command } from "commander";
-import { z } from "zod";
-import { formatIssues } from "../config/format-issues.ts";
-import { loadConfigFile } from "../config/index.ts";
-import { destinationName, destinationSchema } from "../config/schema.ts";
-import { hookinboxError } from "../errors.ts";
-import type { ConfiguredDestination, DestinationStatus } from "../forward/destination-admin.ts";
+import type { DestinationStatus } from "../forward/destination-admin.ts";
 import {
   destinationDeliveries,
   enableDestination,
@@ -15,31 +10,7 @@ import {
 import { deliveryStatuses } from "../operations/fields.ts";
 import { oneLine } from "./cli-args.ts";
 import type { CommandHost } from "./command-host.ts";
-import type { CliContext } from "./context.ts";
 import { renderTable } from "./table.ts";
-
-/**
- * The config's destinations, names and URLs only (no secret is resolved, so none must be set).
- *
- * @example
- * ```ts
- * const configured = await loadDestinations(ctx, values.config);
- * ```
- */
-export async function loadDestinations(
-  ctx: CliContext,
-  configPath: string | undefined,
-): Promise<ConfiguredDestination[]> {
-  const loaded = await loadConfigFile({ cwd: ctx.cwd, path: configPath });
-  const raw = (loaded?.config as { destinations?: unknown } | undefined)?.destinations;
-  const schema = z.record(destinationName, destinationSchema).optional();
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const lines = formatIssues(schema, raw, parsed.error.issues).map((l) => `destinations.${l}`);
-    throw hookinboxError("HOOKINBOX_CONFIG_INVALID", lines.join("; "));
-  }
-  return Object.entries(parsed.data ?? {}).map(([name, d]) => ({ name, url: d.url }));
-}
 
 function statusRow(d: DestinationStatus): string[] {
   const circuit = d.failures > 0 ? `${d.circuit} (${d.failures} down in a row)` : d.circuit;

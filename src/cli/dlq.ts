@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { hookinboxError } from "../errors.ts";
 import { listDeadLetters, retryDeadLetters, retryDelivery } from "../operations/deliveries.ts";
-import type { Runbook } from "../operations/runbooks.ts";
+import type { Runbook } from "../operations/runbook-lookup.ts";
 import type { DeliveryView } from "../store/queue-types.ts";
 import { planText } from "./bulk-plan.ts";
 import { oneLine } from "./cli-args.ts";

@@ -3,7 +3,7 @@ import { dashboardSearch } from "../operations/dashboard.ts";
 import type { EventJson } from "../operations/events.ts";
 import { listEvents, showEvent } from "../operations/events.ts";
 import { eventStatuses } from "../operations/fields.ts";
-import type { Runbook } from "../operations/runbooks.ts";
+import type { Runbook } from "../operations/runbook-lookup.ts";
 import type { DeliveryView } from "../store/queue-types.ts";
 import type { EventPage } from "../store/types.ts";
 import { oneLine } from "./cli-args.ts";

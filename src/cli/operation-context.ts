@@ -3,12 +3,12 @@ import { createInbox } from "../inbox.ts";
 import type { OperationContext } from "../operations/operation.ts";
 import {
   type CliContext,
+  loadDestinations,
   loadRawConfig,
   loadRunbooks,
   loadSourceNames,
   openConfiguredStore,
 } from "./context.ts";
-import { loadDestinations } from "./destinations.ts";
 
 /**
  * How a command reaches the store: `read` checks the schema and never migrates (a store that is

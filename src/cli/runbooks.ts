@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Runbook } from "../operations/runbooks.ts";
+import type { Runbook } from "../operations/runbook-lookup.ts";
 import { listRunbooks } from "../operations/runbooks.ts";
 import { oneLine } from "./cli-args.ts";
 import type { CommandHost } from "./command-host.ts";

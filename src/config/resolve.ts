@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { AlertNotice, DestinationDisabledAlert, EffectHeldAlert } from "../alerts/types.ts";
 import { hookinboxError } from "../errors.ts";
 import { defaultMaxHops } from "../forward/hops.ts";
 import { refuseOwnWebhookDestinations } from "../forward/own-webhooks.ts";
@@ -7,7 +8,7 @@ import { compileRoutes, type RouteEvent } from "../forward/route-table.ts";
 import { compilePattern, type ResolvedHandler, type RetryPolicy } from "../handlers/routes.ts";
 import type { Handler } from "../handlers/types.ts";
 import { type AddressList, addressList } from "../ingest/ip-allow.ts";
-import { compileRunbooks, type Runbooks } from "../operations/runbooks.ts";
+import { compileRunbooks, type Runbooks } from "../operations/runbook-lookup.ts";
 import type { AnyProviderScheme, IdentitySpec } from "../providers/types.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
 import { formatIssues } from "./format-issues.ts";
@@ -69,41 +70,6 @@ export interface ResolvedAlerts {
     readonly duplicateRate?: number;
   };
   readonly windowMs: number;
-}
-
-/** What `alerts.onAlert` receives: the webhook message's `data`, with its `type`. */
-export interface AlertNotice {
-  /** `hookinbox.alert.<kind>`. */
-  readonly type: string;
-  /** The same on every call for one alert (dedupe on it: a crash before the mark calls again). */
-  readonly alertId: string;
-  readonly condition: string;
-  /** `dead-letter`, `effect-held`, `destination-disabled`, `threshold-crossed`, `threshold-recovered`, `loop-detected`. */
-  readonly kind: string;
-  /** Occurrences folded into this call. */
-  readonly count: number;
-  readonly firstAt: string;
-  readonly lastAt: string;
-  /** The latest occurrence's details. */
-  readonly details: unknown;
-}
-
-/** What `alerts.onDestinationDisabled` receives (the destination answered 410 Gone). */
-export interface DestinationDisabledAlert {
-  readonly destination: string;
-  readonly reason: string;
-  readonly deliveryId: string;
-  readonly eventId: string;
-}
-
-/** What `alerts.onEffectHeld` receives. */
-export interface EffectHeldAlert {
-  readonly effectId: string;
-  readonly name: string;
-  readonly eventId: string;
-  readonly deliveryId: string;
-  readonly target: string;
-  readonly source: string;
 }
 
 /** The audit log's settings after defaults (see `audit` in the config schema). */

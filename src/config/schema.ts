@@ -1,9 +1,9 @@
 import { z } from "zod";
+import type { AlertNotice, DestinationDisabledAlert, EffectHeldAlert } from "../alerts/types.ts";
 import type { Handler } from "../handlers/types.ts";
 import { providerDefinitions, type RegisteredProvider } from "../providers/all.ts";
 import type { AcceptReadonly } from "../providers/definition.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
-import type { AlertNotice, DestinationDisabledAlert, EffectHeldAlert } from "./resolve.ts";
 import { cidr, duration, headerName, publicUrl, secretSchema } from "./source-fields.ts";
 import { parseDuration, parseSize } from "./units.ts";
 

@@ -1,5 +1,6 @@
 import { alertRecord, destinationDisabledOccurrence } from "../alerts/occurrences.ts";
-import type { DestinationDisabledAlert, ResolvedAlerts } from "../config/resolve.ts";
+import type { DestinationDisabledAlert } from "../alerts/types.ts";
+import type { ResolvedAlerts } from "../config/resolve.ts";
 import { type ErrorCode, hookinboxError, isHookinboxError } from "../errors.ts";
 import { retryDelay } from "../handlers/routes.ts";
 import type { Logger } from "../log.ts";

@@ -1,4 +1,3 @@
-import type { IngestMetrics } from "../admin/metrics.ts";
 import { activeSecrets, type ResolvedSource } from "../config/index.ts";
 import {
   type ErrorCode,
@@ -13,6 +12,7 @@ import type { AcceptResult, EventIdentity, Store } from "../store/types.ts";
 import { withAcceptedEvents } from "./accepted-events.ts";
 import { readHeaders, rejectedHeaderNames, watchHeaderReads } from "./headers.ts";
 import { identify } from "./identify.ts";
+import type { IngestMetrics } from "./ingest-metrics.ts";
 import { type AddressList, clientAddress } from "./ip-allow.ts";
 import type { Readiness } from "./readiness.ts";
 import type { RejectLimiter } from "./reject-limiter.ts";

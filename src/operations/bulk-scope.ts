@@ -2,7 +2,7 @@ import { z } from "zod";
 import { hookinboxError } from "../errors.ts";
 import type { DeliveryCounts } from "../store/queue-types.ts";
 import { unsafeTypes } from "./retry-deliveries.ts";
-import type { Runbooks } from "./runbooks.ts";
+import type { Runbooks } from "./runbook-lookup.ts";
 
 /**
  * The scope of a bulk action. An empty filter would mean "everything", so a typo or a forgotten

@@ -4,7 +4,7 @@ import type { DeliveryView } from "../store/queue-types.ts";
 import type { EventDetail } from "../store/types.ts";
 import { cursorField, eventStatuses, limitField, oneOf, text } from "./fields.ts";
 import { defineOperation } from "./operation.ts";
-import type { Runbooks } from "./runbooks.ts";
+import type { Runbooks } from "./runbook-lookup.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 

@@ -5,7 +5,7 @@ import type { ConfiguredDestination } from "../forward/destination-admin.ts";
 import type { DeliveryView, ReplayFilter } from "../store/queue-types.ts";
 import type { Store } from "../store/types.ts";
 import type { BulkPlan } from "./bulk-scope.ts";
-import type { Runbooks } from "./runbooks.ts";
+import type { Runbooks } from "./runbook-lookup.ts";
 
 /** Re-delivery needs the handlers' routes, which only an inbox built from the config has. */
 export interface Replayer {

@@ -1,6 +1,6 @@
 import { hookinboxError, isHookinboxError } from "../errors.ts";
 import type { DeliveryView, QueueStore } from "../store/queue-types.ts";
-import type { Runbooks } from "./runbooks.ts";
+import type { Runbooks } from "./runbook-lookup.ts";
 
 /** What a bulk "run now" did. */
 export interface BulkRetryResult {

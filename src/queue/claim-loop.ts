@@ -1,8 +1,8 @@
-import type { WorkerMetrics } from "../admin/metrics.ts";
 import type { Logger } from "../log.ts";
 import type { ClaimedDelivery, QueueStore } from "../store/queue-types.ts";
 import type { InFlight } from "./in-flight.ts";
 import type { LeasePlan } from "./leases.ts";
+import type { WorkerMetrics } from "./worker-metrics.ts";
 
 /**
  * Where the claim loop is:

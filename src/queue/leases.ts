@@ -1,8 +1,8 @@
-import type { WorkerMetrics } from "../admin/metrics.ts";
 import type { ResolvedHandler } from "../handlers/routes.ts";
 import type { Logger } from "../log.ts";
 import type { QueueStore } from "../store/queue-types.ts";
 import type { InFlight } from "./in-flight.ts";
+import type { WorkerMetrics } from "./worker-metrics.ts";
 
 /**
  * Every lease a worker takes. A delivery's lease is its target's own (a handler's `lease`, a

@@ -1,4 +1,3 @@
-import type { WorkerMetrics } from "../admin/metrics.ts";
 import { deliverDueAlerts } from "../alerts/deliver.ts";
 import { alertRecord, alertSinks, effectHeldOccurrence } from "../alerts/occurrences.ts";
 import { evaluateThresholds } from "../alerts/thresholds.ts";
@@ -7,6 +6,7 @@ import type { Logger } from "../log.ts";
 import type { AlertRecord } from "../store/alert-types.ts";
 import type { ClaimedDelivery, QueueStore } from "../store/queue-types.ts";
 import { sweepDeadLetterAlerts } from "./dead-letter-alerts.ts";
+import type { WorkerMetrics } from "./worker-metrics.ts";
 
 /** What a worker's alerts need. */
 export interface WorkerAlertsOptions {

@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import type { WorkerMetrics } from "../admin/metrics.ts";
 import type { ResolvedAlerts } from "../config/resolve.ts";
 import type { Forwarder } from "../forward/forwarder.ts";
 import type { ResolvedHandler } from "../handlers/routes.ts";
@@ -10,6 +9,7 @@ import { createInFlight } from "./in-flight.ts";
 import { keepLeases, leasePlan } from "./leases.ts";
 import { type RunOutcome, runDelivery } from "./run-delivery.ts";
 import { workerAlerts } from "./worker-alerts.ts";
+import type { WorkerMetrics } from "./worker-metrics.ts";
 
 /** Worker settings (see `worker` in the config). */
 export interface WorkerOptions {

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { DestinationDisabledAlert } from "../../src/config/resolve.ts";
+import type { DestinationDisabledAlert } from "../../src/alerts/types.ts";
 import type { DestinationStatus } from "../../src/forward/destination-admin.ts";
 import type { DeliveryPage } from "../../src/store/queue-types.ts";
 import { testAdminToken } from "../helpers/admin-token.ts";

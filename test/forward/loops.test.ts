@@ -4,7 +4,7 @@
 import { createHmac } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import type { AlertNotice } from "../../src/config/resolve.ts";
+import type { AlertNotice } from "../../src/alerts/types.ts";
 import { startGateway } from "../../src/gateway/start-gateway.ts";
 import { until } from "../helpers/processing.ts";
 import { standardRequest } from "../helpers/signers.ts";

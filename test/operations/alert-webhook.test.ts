@@ -3,7 +3,8 @@
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { alertClaimLeaseMs } from "../../src/alerts/deliver.ts";
-import { type AlertNotice, resolveConfig } from "../../src/config/resolve.ts";
+import type { AlertNotice } from "../../src/alerts/types.ts";
+import { resolveConfig } from "../../src/config/resolve.ts";
 import { PermanentError } from "../../src/handlers/errors.ts";
 import { destination, forwardingInbox, receiver } from "../forward/forward-env.ts";
 import { hangingEffect, manualClock, processingInbox, until } from "../helpers/processing.ts";
