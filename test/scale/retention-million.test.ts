@@ -3,6 +3,9 @@ import { currentTree, proveInclusion } from "../../src/audit/log.ts";
 import { verifyInclusion } from "../../src/audit/merkle.ts";
 import { runRetention } from "../../src/audit/retention.ts";
 import { ulidTimePrefix } from "../../src/ids.ts";
+import { parsePostgresUrl } from "../../src/store/postgres/connection.ts";
+import { dayPartitions } from "../../src/store/postgres/partitions.ts";
+import { schemaNames } from "../../src/store/postgres/schema-names.ts";
 import { openedStore } from "../audit/opened-store.ts";
 import { storeFactories, type TestStore } from "../helpers/stores.ts";
 import { acceptInput } from "../store/conformance.ts";
@@ -31,7 +34,8 @@ async function bulkLoad(db: TestStore) {
     const at = start + d * day;
     const prefix = ulidTimePrefix(at);
     if (db.kind === "postgres") {
-      await db.exec(`SELECT hookinbox_ensure_partitions(${at})`);
+      for (const { sql } of dayPartitions(schemaNames(parsePostgresUrl(db.url).schema), at))
+        await db.exec(sql);
       await db.exec(
         `INSERT INTO events (id, source, dedup_key, status, received_at, body, headers)
          SELECT 'evt_${prefix}' || lpad(n::text, 16, '0'), 'bulk', 'b${d}_' || n, 'ignored', ${at} + n,
