@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ulid, ulidTimePrefix } from "./ids.ts";
+import { idTime, ulid, ulidTimePrefix } from "./ids.ts";
 
 describe("ulid", () => {
   it("gives 26 Crockford base32 characters that sort in creation order, across pool refills", () => {
@@ -19,5 +19,15 @@ describe("ulid", () => {
     for (let i = 1; i <= 300; i++) randoms.add(ulid(1_900_000_000_000 + i * 120_000).slice(10));
     expect(randoms.size).toBe(300);
     expect(randoms.has(first)).toBe(false);
+  });
+});
+
+describe("idTime", () => {
+  it("reads back the time ulid and ulidTimePrefix encode, with or without a kind prefix", () => {
+    for (const at of [0, 1, 86_400_000, 1_767_225_600_000, 2 ** 48 - 1]) {
+      expect(idTime(ulidTimePrefix(at))).toBe(at);
+      expect(idTime(`evt_${ulidTimePrefix(at)}0000000000000000`)).toBe(at);
+    }
+    expect(idTime(`rcp_${ulid(1_800_000_000_000)}`)).toBe(1_800_000_000_000);
   });
 });

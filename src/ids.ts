@@ -102,3 +102,19 @@ export function ulid(now: number = Date.now()): string {
 export function ulidTimePrefix(ms: number): string {
   return encodeTime(Math.max(0, Math.floor(ms)));
 }
+
+/**
+ * The time (ms) in the first 10 ULID characters of an `xxx_<ulid>` id (or a bare ULID), the
+ * inverse of `ulidTimePrefix`; a character outside the alphabet counts as 0.
+ *
+ * @example
+ * ```ts
+ * idTime(`evt_${ulid(1_700_000_000_000)}`); // 1_700_000_000_000
+ * ```
+ */
+export function idTime(id: string): number {
+  const start = id.indexOf("_") + 1;
+  let ms = 0;
+  for (const c of id.slice(start, start + 10)) ms = ms * 32 + Math.max(alphabet.indexOf(c), 0);
+  return ms;
+}

@@ -2,10 +2,12 @@
 // duplicate receipt) written with one SQL statement per table, straight into a migrated store.
 // The events are spread over 10 days; each id is its day's ULID time prefix followed by 16 digits,
 // so ids are valid cursors, sort like the ones the store mints, and on PostgreSQL land in their
-// day's partition (created with hookinbox_ensure_partitions, as the worker does).
+// day's partition (made with ensurePartitionsPostgres, as the worker makes them).
 import Database from "better-sqlite3";
 import pg from "pg";
 import { ulidTimePrefix } from "../../src/ids.ts";
+import { ensurePartitionsPostgres } from "../../src/store/postgres/partitions.ts";
+import { schemaNames } from "../../src/store/postgres/schema-names.ts";
 
 /** The shape of the loaded data, so scenarios know what exists. */
 export const shape = {
@@ -69,6 +71,8 @@ export async function loadPostgres(
   now: number,
 ): Promise<void> {
   const client = new pg.Client({ connectionString: url });
+  // Days the migration already made (today, yesterday) are skipped.
+  const partitions = new pg.Pool({ connectionString: url, max: 1 });
   await client.connect();
   try {
     await client.query(`SET search_path = ${schema}`);
@@ -76,7 +80,7 @@ export async function loadPostgres(
       const id = (kind: string, expr: string) =>
         `'${kind}_${prefix}' || lpad((${expr})::text, 16, '0')`;
       const series = `generate_series(${from}, ${to}) AS i`;
-      await client.query(`SELECT hookinbox_ensure_partitions(${at})`);
+      await ensurePartitionsPostgres(partitions, schemaNames(schema), at, at);
       await client.query(
         `INSERT INTO events (id, source, dedup_key, type, status, received_at, body, headers)
          SELECT ${id("evt", "i")}, ${pgSource}, 'evt_provider_' || i, 'type.' || (i % 20), ${status},
@@ -99,6 +103,7 @@ export async function loadPostgres(
     await client.query("VACUUM ANALYZE events");
     await client.query("VACUUM ANALYZE receipts");
   } finally {
+    await partitions.end();
     await client.end();
   }
 }

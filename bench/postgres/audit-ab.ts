@@ -5,8 +5,9 @@
 // saturation as bench:postgres (or a fixed rate with --paced). Per run it prints req/s, the
 // gateway's and PostgreSQL's CPU per accepted event (µs), and accepted events per commit from
 // pg_stat_database (the batch size): CPU per event is what the shared, noisy 2-core machine
-// disturbs least. PostgreSQL's time in hookinbox_audit_append (wall time, lock waits included)
-// comes from track_functions = pl on the scenario's database. --profile runs the gateway under
+// disturbs least. PostgreSQL's time in the schema's PL/pgSQL functions (wall time, lock waits
+// included) comes from track_functions = pl on the scenario's database: it measured 011's
+// hookinbox_audit_append, which migration 016 dropped; since 014 accepts call none. --profile runs the gateway under
 // --cpu-prof and prints, per round, the functions whose self time per accepted event differs
 // most between log on and off, and the inclusive time of the audit's own code. To compare two
 // commits, run a copy of this file in a checkout of each, one after the other.

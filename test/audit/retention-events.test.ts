@@ -4,6 +4,9 @@ import { currentTree, proveInclusion, verifyLog } from "../../src/audit/log.ts";
 import { verifyInclusion } from "../../src/audit/merkle.ts";
 import { runRetention } from "../../src/audit/retention.ts";
 import { signTreeHead } from "../../src/audit/tree-head.ts";
+import { parsePostgresUrl } from "../../src/store/postgres/connection.ts";
+import { dayPartitions } from "../../src/store/postgres/partitions.ts";
+import { schemaNames } from "../../src/store/postgres/schema-names.ts";
 import { storeFactories } from "../helpers/stores.ts";
 import { acceptInput } from "../store/conformance.ts";
 import { openedStore } from "./opened-store.ts";
@@ -146,7 +149,11 @@ describe.each(storeFactories())("event retention ($name)", ({ open }) => {
     const body = db.kind === "sqlite" ? "X'7b7d'" : "'\\x7b7d'::bytea";
     // On PostgreSQL its day was dropped: the tamperer has to make the partition again first.
     if (db.kind === "postgres")
-      await db.exec(`SELECT hookinbox_ensure_partitions(${now - 39 * day})`);
+      for (const { sql } of dayPartitions(
+        schemaNames(parsePostgresUrl(db.url).schema),
+        now - 39 * day,
+      ))
+        await db.exec(sql);
     await db.exec(
       `INSERT INTO events (id, source, dedup_key, status, received_at, body, headers)
        VALUES ('${ids[3]}', 'stripe', 'd', 'ignored', ${now - 39 * day}, ${body}, '[]')`,

@@ -205,19 +205,13 @@ describe("PostgreSQL: hookinbox names its schema, the session keeps the database
     );
     expect(await rows("SELECT status FROM legacy.events")).toEqual([{ status: "done" }]);
     expect(await rows("SELECT order_id FROM public.credits")).toEqual([{ order_id: "o1" }]);
-    // 010 dropped the queue's PL/pgSQL functions; retention's partition helpers (009) and the
-    // audit log's batch appends (011, 012) stay, those that name tables with their own path.
+    // 010 dropped the queue's PL/pgSQL functions and 016 retention's partition helpers (009)
+    // and 011's append; the audit log's batch append (012) stays, naming tables with its own path.
     expect(
       await rows(
         `SELECT p.proname, p.proconfig FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
          WHERE n.nspname = 'legacy' ORDER BY 1`,
       ),
-    ).toEqual([
-      { proname: "hookinbox_audit_append", proconfig: ["search_path=legacy"] },
-      { proname: "hookinbox_audit_append_leaves", proconfig: ["search_path=legacy"] },
-      { proname: "hookinbox_ensure_partitions", proconfig: ["search_path=legacy"] },
-      { proname: "hookinbox_ulid_ms", proconfig: null },
-      { proname: "hookinbox_ulid_time", proconfig: null },
-    ]);
+    ).toEqual([{ proname: "hookinbox_audit_append_leaves", proconfig: ["search_path=legacy"] }]);
   });
 });
