@@ -150,5 +150,6 @@ export const asana = defineProvider({
     }),
   identity: asanaIdentity,
   docs: "#asana",
+  headers: { signature: ["x-hook-signature"] },
   scheme: (source) => asanaScheme({ acceptHandshake: source.acceptHandshake ?? false }),
 });

@@ -87,5 +87,6 @@ export const dropbox = defineProvider({
   options: signed,
   identity: dropboxIdentity,
   docs: "#dropbox",
+  headers: { signature: ["x-dropbox-signature"] },
   scheme: () => dropboxScheme(),
 });

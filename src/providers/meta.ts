@@ -167,6 +167,7 @@ export const meta = defineProvider({
   },
   identity: metaIdentity,
   docs: "#meta-whatsapp-messenger-instagram",
+  headers: { signature: ["x-hub-signature-256"] },
   scheme: (source, context) =>
     metaScheme({
       verifyTokens: source.verifyTokens.map((token, i) =>

@@ -10,7 +10,12 @@
 
 import { signedWithTolerance } from "../config/source-fields.ts";
 import { field, jsonOrUndefined, path, scalarText } from "./body.ts";
-import { defineProvider, type SourceHelper, type SourceSchema } from "./definition.ts";
+import {
+  defineProvider,
+  type ProviderHeaders,
+  type SourceHelper,
+  type SourceSchema,
+} from "./definition.ts";
 import { type HmacOptions, hmacScheme } from "./hmac.ts";
 import { readHeader } from "./match.ts";
 import { standardWebhooksId, standardWebhooksScheme } from "./standard-webhooks.ts";
@@ -28,6 +33,7 @@ import type { IdentityContext, IdentitySpec, ProviderScheme, Verifier } from "./
  *     secretEncoding: "utf8", signedContent: "{body}", timestampUnit: "s" } },
  *   identity: { id: "$.id", type: "$.type" },
  *   docs: "#example",
+ *   headers: { signature: ["x-signature"] },
  * };
  * ```
  */
@@ -41,6 +47,8 @@ export interface Preset {
   readonly identity: IdentitySpec;
   /** Its section in docs/providers.md. */
   readonly docs: `#${string}`;
+  /** The request headers it sends that hookinbox forwards to destinations. */
+  readonly headers: ProviderHeaders;
 }
 
 /** HMAC-SHA256 of the raw body, hex, keyed with the secret as UTF-8: the most common variant. */
@@ -296,6 +304,7 @@ export const presets = {
   /** Clerk sends through Svix: `svix-*` headers, `whsec_` secrets. */
   clerk: {
     docs: "#clerk",
+    headers: { signature: ["svix-id", "svix-timestamp", "svix-signature"] },
     verify: { kind: "standard-webhooks" },
     identity: Object.freeze({
       id: standardWebhooksId,
@@ -307,6 +316,7 @@ export const presets = {
   /** Resend sends through Svix: `svix-*` headers, `whsec_` secrets. */
   resend: {
     docs: "#resend",
+    headers: { signature: ["svix-id", "svix-timestamp", "svix-signature"] },
     verify: { kind: "standard-webhooks" },
     identity: Object.freeze({
       id: standardWebhooksId,
@@ -318,6 +328,7 @@ export const presets = {
   /** `WorkOS-Signature: t=<ms>, v1=<hex>` over `{t}.{body}`; the SDK allows 180 s. */
   workos: {
     docs: "#workos",
+    headers: { signature: ["workos-signature"] },
     verify: {
       kind: "hmac",
       options: {
@@ -342,6 +353,7 @@ export const presets = {
   /** `x-vercel-signature`: hex HMAC-SHA1 of the body with the webhook (or integration) secret. */
   vercel: {
     docs: "#vercel",
+    headers: { signature: ["x-vercel-signature"] },
     verify: { kind: "hmac", options: { ...hexOptions("x-vercel-signature"), algorithm: "sha1" } },
     identity: Object.freeze({
       id: "$.id",
@@ -353,6 +365,10 @@ export const presets = {
   /** `Sentry-Hook-Signature`: hex HMAC-SHA256 of the body with the integration's client secret. */
   sentry: {
     docs: "#sentry",
+    headers: {
+      signature: ["sentry-hook-signature"],
+      context: ["request-id", "sentry-hook-resource", "sentry-hook-timestamp"],
+    },
     verify: hexBody("sentry-hook-signature"),
     identity: Object.freeze({
       id: "header:request-id",
@@ -364,6 +380,10 @@ export const presets = {
   /** Bitbucket Cloud and Data Center: `X-Hub-Signature: sha256=<hex>` over the body. */
   bitbucket: {
     docs: "#bitbucket",
+    headers: {
+      signature: ["x-hub-signature"],
+      context: ["x-request-uuid", "x-event-key", "x-hook-uuid"],
+    },
     verify: hexBody("x-hub-signature", "sha256="),
     identity: Object.freeze({
       id: bitbucketDeliveryId,
@@ -374,6 +394,10 @@ export const presets = {
   /** Jira Cloud (Atlassian) webhooks with a secret: `X-Hub-Signature: sha256=<hex>`. */
   jira: {
     docs: "#jira-atlassian",
+    headers: {
+      signature: ["x-hub-signature"],
+      context: ["x-atlassian-webhook-identifier", "x-atlassian-webhook-retry"],
+    },
     verify: hexBody("x-hub-signature", "sha256="),
     identity: Object.freeze({
       id: "header:x-atlassian-webhook-identifier",
@@ -385,6 +409,7 @@ export const presets = {
   /** `Typeform-Signature: sha256=<base64>` over the body. */
   typeform: {
     docs: "#typeform",
+    headers: { signature: ["typeform-signature"] },
     verify: {
       kind: "hmac",
       options: { ...hexOptions("typeform-signature"), prefix: "sha256=", encoding: "base64" },
@@ -399,6 +424,7 @@ export const presets = {
   /** `Calendly-Webhook-Signature: t=<s>,v1=<hex>` over `{t}.{body}`; Calendly's example allows 3 min. */
   calendly: {
     docs: "#calendly",
+    headers: { signature: ["calendly-webhook-signature"] },
     verify: {
       kind: "hmac",
       options: {
@@ -419,6 +445,7 @@ export const presets = {
   /** `X-Signature`: hex HMAC-SHA256 of the body with the webhook's signing secret. */
   lemonsqueezy: {
     docs: "#lemon-squeezy",
+    headers: { signature: ["x-signature"], context: ["x-event-name"] },
     verify: hexBody("x-signature"),
     identity: Object.freeze({
       id: lemonSqueezyEventKey,
@@ -431,6 +458,7 @@ export const presets = {
   /** `X-Razorpay-Signature`: hex HMAC-SHA256 of the body; `x-razorpay-event-id` is the id. */
   razorpay: {
     docs: "#razorpay",
+    headers: { signature: ["x-razorpay-signature"], context: ["x-razorpay-event-id"] },
     verify: hexBody("x-razorpay-signature"),
     identity: Object.freeze({
       id: "header:x-razorpay-event-id",
@@ -442,6 +470,7 @@ export const presets = {
   /** Coinbase Commerce: `X-CC-Webhook-Signature`, hex HMAC-SHA256 of the body. */
   coinbase: {
     docs: "#coinbase-commerce",
+    headers: { signature: ["x-cc-webhook-signature"] },
     verify: hexBody("x-cc-webhook-signature"),
     identity: Object.freeze({
       id: "$.event.id",
@@ -456,6 +485,10 @@ export const presets = {
    */
   zendesk: {
     docs: "#zendesk",
+    headers: {
+      signature: ["x-zendesk-webhook-signature", "x-zendesk-webhook-signature-timestamp"],
+      context: ["x-zendesk-webhook-id", "x-zendesk-webhook-invocation-id"],
+    },
     verify: {
       kind: "hmac",
       options: {
@@ -477,6 +510,7 @@ export const presets = {
   /** Telegram Bot API: `setWebhook`'s `secret_token` comes back in a header, unsigned. */
   telegram: {
     docs: "#telegram-bot-api",
+    headers: { signature: ["x-telegram-bot-api-secret-token"] },
     verify: { kind: "token", where: { kind: "header", name: "x-telegram-bot-api-secret-token" } },
     identity: Object.freeze({
       id: "$.update_id",
@@ -487,6 +521,7 @@ export const presets = {
   /** Postmark: basic-auth credentials in the webhook URL (`https://user:password@host/…`). */
   postmark: {
     docs: "#postmark",
+    headers: { signature: ["authorization"] },
     verify: { kind: "token", where: { kind: "basic" } },
     identity: Object.freeze({
       id: postmarkEventKey,
@@ -557,6 +592,7 @@ export function presetProvider<N extends PresetName>(
     options: signedWithTolerance,
     identity: presets[name].identity,
     docs: presets[name].docs,
+    headers: presets[name].headers,
     scheme: (_source, context) => presetScheme(name, context.window),
   });
 }
