@@ -1,75 +1,37 @@
+import { providerDefinitions } from "../providers/all.ts";
 import type { ClaimedDelivery } from "../store/queue-types.ts";
 
 /**
+ * True for an original header that hookinbox never forwards on its own, though a provider sends
+ * it: the `webhook-*`/`svix-*` headers, which hookinbox's own Standard Webhooks signature replaces
+ * (a destination verifies a Standard Webhooks, Clerk or Resend event with its own secret), and
+ * `authorization`, a credential meant for hookinbox (Postmark, Okta, Pub/Sub), which a destination
+ * that wants it names in `forwardHeaders`.
+ *
+ * @example
+ * ```ts
+ * heldBack("svix-signature"); // true
+ * heldBack("stripe-signature"); // false
+ * ```
+ */
+export function heldBack(name: string): boolean {
+  return name.startsWith("webhook-") || name.startsWith("svix-") || name === "authorization";
+}
+
+/**
  * Original request headers forwarded to destinations: the content type and user agent, and each
- * provider's own signature, timestamp, id and event headers, so an app that verifies with the
- * provider's SDK still can (within the provider's timestamp window; see docs/forwarding.md for
- * the providers whose signature covers the URL). Everything else (cookies, proxies' headers,
- * the original `webhook-*`/`svix-*` headers, which hookinbox's own signature replaces) is dropped.
+ * provider's own signature, timestamp, id and event headers as its definition lists them
+ * (`headers` in src/providers), so an app that verifies with the provider's SDK still can
+ * (within the provider's timestamp window; see docs/forwarding.md for the providers whose
+ * signature covers the URL). Everything else (cookies, proxies' headers, and what
+ * {@link heldBack} names) is dropped.
  */
 export const forwardedHeaderNames: ReadonlySet<string> = new Set([
   "content-type",
   "user-agent",
-  // Stripe
-  "stripe-signature",
-  // GitHub
-  "x-github-event",
-  "x-github-delivery",
-  "x-github-hook-id",
-  "x-github-hook-installation-target-id",
-  "x-github-hook-installation-target-type",
-  "x-hub-signature",
-  "x-hub-signature-256",
-  // Shopify
-  "x-shopify-hmac-sha256",
-  "x-shopify-topic",
-  "x-shopify-shop-domain",
-  "x-shopify-webhook-id",
-  "x-shopify-event-id",
-  "x-shopify-api-version",
-  "x-shopify-triggered-at",
-  // Slack
-  "x-slack-signature",
-  "x-slack-request-timestamp",
-  // Twilio (signs the URL too)
-  "x-twilio-signature",
-  // HubSpot (v3 signs the URL too)
-  "x-hubspot-signature",
-  "x-hubspot-signature-v3",
-  "x-hubspot-signature-version",
-  "x-hubspot-request-timestamp",
-  // Paddle
-  "paddle-signature",
-  // Square (signs the URL too)
-  "x-square-hmacsha256-signature",
-  "x-square-signature",
-  // Zoom
-  "x-zm-signature",
-  "x-zm-request-timestamp",
-  // Linear
-  "linear-signature",
-  "linear-delivery",
-  "linear-event",
-  // Discord
-  "x-signature-ed25519",
-  "x-signature-timestamp",
-  // GitLab
-  "x-gitlab-token",
-  "x-gitlab-event",
-  "x-gitlab-event-uuid",
-  "x-gitlab-webhook-uuid",
-  "x-gitlab-instance",
-  // Twitch
-  "twitch-eventsub-message-id",
-  "twitch-eventsub-message-retry",
-  "twitch-eventsub-message-type",
-  "twitch-eventsub-message-signature",
-  "twitch-eventsub-message-timestamp",
-  "twitch-eventsub-subscription-type",
-  "twitch-eventsub-subscription-version",
-  // Mercado Pago
-  "x-signature",
-  "x-request-id",
+  ...providerDefinitions
+    .flatMap((p) => [...p.headers.signature, ...(p.headers.context ?? [])])
+    .filter((name) => !heldBack(name)),
 ]);
 
 /**

@@ -232,5 +232,7 @@ export const adyen = defineProvider({
   options: signed,
   identity: adyenIdentity,
   docs: "#adyen",
+  // Signature headers empty: the HMAC signature is inside each notification item of the body.
+  headers: { signature: [] },
   scheme: () => adyenScheme(),
 });

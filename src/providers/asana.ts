@@ -18,7 +18,7 @@ import { field, jsonOrUndefined, path, scalarText } from "./body.ts";
 import { echoable, textAnswer } from "./challenges.ts";
 import { defineProvider } from "./definition.ts";
 import { readHeader } from "./match.ts";
-import { hexBodyVerifier } from "./presets.ts";
+import { hexBodyVerifier } from "./presets/kit.ts";
 import { splitJson } from "./split.ts";
 import type { IdentityContext, IdentitySpec, ProviderScheme } from "./types.ts";
 
@@ -150,5 +150,6 @@ export const asana = defineProvider({
     }),
   identity: asanaIdentity,
   docs: "#asana",
+  headers: { signature: ["x-hook-signature"] },
   scheme: (source) => asanaScheme({ acceptHandshake: source.acceptHandshake ?? false }),
 });

@@ -52,6 +52,27 @@ export interface SchemeContext {
   secret(value: SecretValue, index: number, option: string): string;
 }
 
+/**
+ * The request headers a provider sends that a destination needs to verify and read the event as
+ * the provider sent it: hookinbox forwards them (src/forward/forwarded-headers.ts derives its
+ * allowlist from every definition's). Lower-case names.
+ *
+ * @example
+ * ```ts
+ * const headers: ProviderHeaders = { signature: ["stripe-signature"] };
+ * ```
+ */
+export interface ProviderHeaders {
+  /**
+   * The headers its proof travels in (signature, token, its timestamp when signed apart). Empty
+   * when the proof is in the body (Adyen, Mailgun, SNS, Microsoft Graph) or in headers each
+   * source names (`hmac`).
+   */
+  readonly signature: readonly string[];
+  /** Its id, event and other context headers (not needed to verify). */
+  readonly context?: readonly string[];
+}
+
 /** The zod fields of a source's options (besides `provider`). */
 export type OptionsShape = Readonly<Record<string, z.ZodType>>;
 
@@ -79,6 +100,8 @@ export interface ProviderDefinition<N extends string = string, T extends z.ZodTy
   readonly identity?: IdentitySpec;
   /** docs/providers.md's section about it (the catalogue test checks the anchor exists). */
   readonly docs: `#${string}`;
+  /** The request headers it sends that hookinbox forwards to destinations. */
+  readonly headers: ProviderHeaders;
   /** Builds the scheme for a valid source. */
   scheme(source: z.output<T>, context: SchemeContext): AnyProviderScheme;
 }
@@ -100,7 +123,7 @@ export interface SourceHelper<N extends string = string, T extends z.ZodType = z
   readonly [providerDefinition]: ProviderDefinition<N, T>;
 }
 
-/** What a provider file writes: its name, option fields, identity, docs and scheme. */
+/** What a provider file writes: its name, option fields, identity, docs, headers and scheme. */
 export interface ProviderSpec<N extends string, S extends OptionsShape, T extends z.ZodType> {
   readonly name: N;
   readonly options: S;
@@ -108,6 +131,7 @@ export interface ProviderSpec<N extends string, S extends OptionsShape, T extend
   readonly refine?: (schema: SourceSchema<N, S>) => T;
   readonly identity?: IdentitySpec;
   readonly docs: `#${string}`;
+  readonly headers: ProviderHeaders;
   scheme(source: z.output<T>, context: SchemeContext): AnyProviderScheme;
 }
 
@@ -122,6 +146,7 @@ export interface ProviderSpec<N extends string, S extends OptionsShape, T extend
  *   options: { ...signed, tolerance: duration.optional() },
  *   identity: stripeIdentity,
  *   docs: "#stripe",
+ *   headers: { signature: ["stripe-signature"] },
  *   scheme: (_source, context) => stripeScheme({ toleranceMs: context.toleranceMs }),
  * });
  * ```
@@ -140,6 +165,7 @@ export function defineProvider<
     name: spec.name,
     schema,
     docs: spec.docs,
+    headers: spec.headers,
     scheme: spec.scheme,
     ...(spec.identity === undefined ? {} : { identity: spec.identity }),
   };

@@ -214,5 +214,6 @@ export const discord = defineProvider({
   options: signedWithTolerance,
   identity: discordIdentity,
   docs: "#discord-interactions",
+  headers: { signature: ["x-signature-ed25519", "x-signature-timestamp"] },
   scheme: (_source, context) => discordScheme(context.window),
 });

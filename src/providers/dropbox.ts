@@ -10,7 +10,7 @@ import { signed } from "../config/source-fields.ts";
 import { field, jsonOrUndefined, scalarText } from "./body.ts";
 import { dropboxChallenge } from "./challenges.ts";
 import { defineProvider } from "./definition.ts";
-import { hexBodyVerifier } from "./presets.ts";
+import { hexBodyVerifier } from "./presets/kit.ts";
 import type { IdentityContext, IdentitySpec, ProviderScheme } from "./types.ts";
 
 /**
@@ -87,5 +87,6 @@ export const dropbox = defineProvider({
   options: signed,
   identity: dropboxIdentity,
   docs: "#dropbox",
+  headers: { signature: ["x-dropbox-signature"] },
   scheme: () => dropboxScheme(),
 });

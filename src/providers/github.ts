@@ -229,5 +229,15 @@ export const github = defineProvider({
   options: { ...signed, allowSha1: z.boolean().optional() },
   identity: githubIdentity,
   docs: "#github",
+  headers: {
+    signature: ["x-hub-signature-256", "x-hub-signature"],
+    context: [
+      "x-github-event",
+      "x-github-delivery",
+      "x-github-hook-id",
+      "x-github-hook-installation-target-id",
+      "x-github-hook-installation-target-type",
+    ],
+  },
   scheme: (source) => githubScheme({ allowSha1: source.allowSha1 ?? false }),
 });

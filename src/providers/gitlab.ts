@@ -170,6 +170,16 @@ export const gitlab = defineProvider({
   },
   identity: gitlabIdentity,
   docs: "#gitlab",
+  headers: {
+    signature: ["x-gitlab-token", "webhook-id", "webhook-timestamp", "webhook-signature"],
+    context: [
+      "x-gitlab-event",
+      "x-gitlab-event-uuid",
+      "x-gitlab-webhook-uuid",
+      "x-gitlab-instance",
+      "idempotency-key",
+    ],
+  },
   scheme: (source, context) =>
     gitlabScheme({
       ...context.window,

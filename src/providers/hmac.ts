@@ -395,6 +395,8 @@ export const hmac = defineProvider({
       path: ["identity", "id"],
     }),
   docs: "#generic-hmac-hmac",
+  // Signature headers empty: each source names its own signature, timestamp and id headers (a destination adds them to `forwardHeaders`).
+  headers: { signature: [] },
   scheme: (source, context) =>
     hmacScheme({
       header: source.header.toLowerCase(),

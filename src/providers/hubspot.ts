@@ -275,6 +275,14 @@ export const hubspot = defineProvider({
   },
   identity: hubspotIdentity,
   docs: "#hubspot",
+  headers: {
+    signature: [
+      "x-hubspot-signature-v3",
+      "x-hubspot-signature",
+      "x-hubspot-signature-version",
+      "x-hubspot-request-timestamp",
+    ],
+  },
   scheme: (source, context) =>
     hubspotScheme({
       publicUrl: context.publicUrl(

@@ -93,5 +93,6 @@ export const intercom = defineProvider({
   options: signed,
   identity: intercomIdentity,
   docs: "#intercom",
+  headers: { signature: ["x-hub-signature"] },
   scheme: () => intercomScheme(),
 });

@@ -142,5 +142,6 @@ export const linear = defineProvider({
   options: signedWithTolerance,
   identity: linearIdentity,
   docs: "#linear",
+  headers: { signature: ["linear-signature"], context: ["linear-delivery", "linear-event"] },
   scheme: (_source, context) => linearScheme(context.window),
 });

@@ -181,5 +181,7 @@ export const mailgun = defineProvider({
   options: signedWithTolerance,
   identity: mailgunIdentity,
   docs: "#mailgun",
+  // Signature headers empty: the signature is in the JSON body.
+  headers: { signature: [] },
   scheme: (_source, context) => mailgunScheme(context.window),
 });

@@ -166,5 +166,6 @@ export const mercadopago = defineProvider({
   options: signedWithTolerance,
   identity: mercadoPagoIdentity,
   docs: "#mercado-pago",
+  headers: { signature: ["x-signature", "x-request-id"] },
   scheme: (_source, context) => mercadoPagoScheme(context.window),
 });

@@ -11,7 +11,7 @@ import { secretSchema, signed } from "../config/source-fields.ts";
 import { field, jsonOrUndefined, scalarText } from "./body.ts";
 import { metaVerification } from "./challenges.ts";
 import { defineProvider } from "./definition.ts";
-import { hexBodyVerifier } from "./presets.ts";
+import { hexBodyVerifier } from "./presets/kit.ts";
 import type { IdentityContext, IdentitySpec, ProviderScheme } from "./types.ts";
 
 /**
@@ -167,6 +167,7 @@ export const meta = defineProvider({
   },
   identity: metaIdentity,
   docs: "#meta-whatsapp-messenger-instagram",
+  headers: { signature: ["x-hub-signature-256"] },
   scheme: (source, context) =>
     metaScheme({
       verifyTokens: source.verifyTokens.map((token, i) =>

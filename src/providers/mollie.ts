@@ -166,5 +166,6 @@ export const mollie = defineProvider({
   options: signed,
   identity: mollieIdentity,
   docs: "#mollie",
+  headers: { signature: ["x-mollie-signature"] },
   scheme: () => mollieScheme(),
 });

@@ -108,5 +108,7 @@ export const msgraph = defineProvider({
   options: signed,
   identity: graphIdentity,
   docs: "#microsoft-graph-change-notifications",
+  // Signature headers empty: the clientState is in the JSON body.
+  headers: { signature: [] },
   scheme: () => msgraphScheme(),
 });

@@ -110,6 +110,8 @@ export const okta = defineProvider({
   },
   identity: oktaIdentity,
   docs: "#okta-event-hooks",
+  // The default header; a source may name another (a destination adds it to `forwardHeaders`).
+  headers: { signature: ["authorization"] },
   scheme: (source) =>
     oktaScheme(source.header === undefined ? {} : { header: source.header.toLowerCase() }),
 });

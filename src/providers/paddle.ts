@@ -136,5 +136,6 @@ export const paddle = defineProvider({
   options: signedWithTolerance,
   identity: paddleIdentity,
   docs: "#paddle-billing",
+  headers: { signature: ["paddle-signature"] },
   scheme: (_source, context) => paddleScheme(context.window),
 });

@@ -194,6 +194,15 @@ export const paypal = defineProvider({
   },
   identity: paypalIdentity,
   docs: "#paypal",
+  headers: {
+    signature: [
+      "paypal-transmission-sig",
+      "paypal-transmission-id",
+      "paypal-transmission-time",
+      "paypal-cert-url",
+      "paypal-auth-algo",
+    ],
+  },
   scheme: (source, context) =>
     paypalScheme({ webhookIds: source.webhookIds, ...context.window, keys: context.keys }),
 });

@@ -230,6 +230,7 @@ export const plaid = defineProvider({
   },
   identity: plaidIdentity,
   docs: "#plaid",
+  headers: { signature: ["plaid-verification"] },
   scheme: (source, context) =>
     plaidScheme({
       clientId: source.clientId,

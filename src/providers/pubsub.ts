@@ -246,6 +246,10 @@ export const pubsub = defineProvider({
   },
   identity: pubsubIdentity,
   docs: "#google-cloud-pubsub-push",
+  headers: {
+    signature: ["authorization"],
+    context: ["x-goog-pubsub-message-id", "x-goog-pubsub-publish-time"],
+  },
   scheme: (source, context) =>
     pubsubScheme({
       audience: context.endpointUrl(

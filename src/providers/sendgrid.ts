@@ -149,5 +149,8 @@ export const sendgrid = defineProvider({
   options: signedWithTolerance,
   identity: sendgridIdentity,
   docs: "#sendgrid-event-webhook",
+  headers: {
+    signature: ["x-twilio-email-event-webhook-signature", "x-twilio-email-event-webhook-timestamp"],
+  },
   scheme: (_source, context) => sendgridScheme(context.window),
 });

@@ -94,5 +94,16 @@ export const shopify = defineProvider({
   options: signed,
   identity: shopifyIdentity,
   docs: "#shopify",
+  headers: {
+    signature: ["x-shopify-hmac-sha256"],
+    context: [
+      "x-shopify-topic",
+      "x-shopify-shop-domain",
+      "x-shopify-webhook-id",
+      "x-shopify-event-id",
+      "x-shopify-api-version",
+      "x-shopify-triggered-at",
+    ],
+  },
   scheme: () => shopifyScheme(),
 });

@@ -258,5 +258,6 @@ export const slack = defineProvider({
   options: signedWithTolerance,
   identity: slackIdentity,
   docs: "#slack",
+  headers: { signature: ["x-slack-signature", "x-slack-request-timestamp"] },
   scheme: (_source, context) => slackScheme(context.window),
 });

@@ -283,6 +283,11 @@ export const sns = defineProvider({
   },
   identity: snsIdentity,
   docs: "#amazon-sns",
+  // Signature headers empty: the signature is in the JSON body.
+  headers: {
+    signature: [],
+    context: ["x-amz-sns-message-type", "x-amz-sns-message-id", "x-amz-sns-topic-arn"],
+  },
   scheme: (source, context) =>
     snsScheme({
       topicArns: source.topicArns,

@@ -94,6 +94,7 @@ export const square = defineProvider({
   options: { ...signed, notificationUrl: publicUrl.optional() },
   identity: squareIdentity,
   docs: "#square",
+  headers: { signature: ["x-square-hmacsha256-signature", "x-square-signature"] },
   scheme: (source, context) =>
     squareScheme({
       notificationUrl: context.endpointUrl(

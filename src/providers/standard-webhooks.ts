@@ -211,5 +211,11 @@ export const standardWebhooks = defineProvider({
   options: signedWithTolerance,
   identity: standardWebhooksIdentity,
   docs: "#standard-webhooks-svix-clerk-resend-",
+  // `webhook-*`, and the same three under Svix's names.
+  headers: {
+    signature: ["webhook", "svix"].flatMap((prefix) =>
+      ["id", "timestamp", "signature"].map((name) => `${prefix}-${name}`),
+    ),
+  },
   scheme: (_source, context) => standardWebhooksScheme({ toleranceMs: context.toleranceMs }),
 });

@@ -149,5 +149,6 @@ export const stripe = defineProvider({
   options: signedWithTolerance,
   identity: stripeIdentity,
   docs: "#stripe",
+  headers: { signature: ["stripe-signature"] },
   scheme: (_source, context) => stripeScheme({ toleranceMs: context.toleranceMs }),
 });

@@ -267,6 +267,7 @@ export const twilio = defineProvider({
   options: { ...signed, publicUrl: publicUrl.optional() },
   identity: twilioIdentity,
   docs: "#twilio",
+  headers: { signature: ["x-twilio-signature"], context: ["i-twilio-idempotency-token"] },
   scheme: (source, context) =>
     twilioScheme({
       publicUrl: context.publicUrl(

@@ -164,5 +164,18 @@ export const twitch = defineProvider({
   options: signedWithTolerance,
   identity: twitchIdentity,
   docs: "#twitch-eventsub",
+  headers: {
+    signature: [
+      "twitch-eventsub-message-signature",
+      "twitch-eventsub-message-id",
+      "twitch-eventsub-message-timestamp",
+    ],
+    context: [
+      "twitch-eventsub-message-retry",
+      "twitch-eventsub-message-type",
+      "twitch-eventsub-subscription-type",
+      "twitch-eventsub-subscription-version",
+    ],
+  },
   scheme: (_source, context) => twitchScheme(context.window),
 });

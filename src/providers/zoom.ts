@@ -153,5 +153,6 @@ export const zoom = defineProvider({
   options: signedWithTolerance,
   identity: zoomIdentity,
   docs: "#zoom",
+  headers: { signature: ["x-zm-signature", "x-zm-request-timestamp"] },
   scheme: (_source, context) => zoomScheme(context.window),
 });

@@ -36,7 +36,11 @@ const isHelper = (value: unknown): value is { [providerDefinition]: { name: stri
 describe("provider registry", () => {
   it("lists every provider file's definition, and every preset", async () => {
     const registered = new Set(providerDefinitions);
-    const files = readdirSync(folder).filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
+    // Provider files, and preset files (one each in presets/, listed in presets/index.ts).
+    const files = [
+      ...readdirSync(folder),
+      ...readdirSync(`${folder}presets`).map((f) => `presets/${f}`),
+    ].filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
     const defined: string[] = [];
     for (const file of files) {
       const module = (await import(`${folder}${file}`)) as Record<string, unknown>;
