@@ -9,12 +9,13 @@ import type { Runbooks } from "./runbooks.ts";
 
 /** Re-delivery needs the handlers' routes, which only an inbox built from the config has. */
 export interface Replayer {
+  /** Re-delivers a stored event: new deliveries flagged `isReplay`; the originals stay as they are. */
   replay(eventId: string, options?: { targets?: readonly string[] }): Promise<DeliveryView[]>;
   replayWhere(
     filter: ReplayFilter,
     options?: { targets?: readonly string[]; onProgress?: (eventsDone: number) => void },
   ): Promise<{ events: number; deliveries: number }>;
-  /** What `replayWhere` would create, per target, counted in the store; changes nothing. */
+  /** What `replayWhere` would create (events, deliveries per target), counted in SQL; changes nothing. */
   planReplayWhere(
     filter: ReplayFilter,
     options?: { targets?: readonly string[] },
