@@ -272,7 +272,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     }
     if (pathname === "/api" || pathname.startsWith("/api/")) {
       return handleAdmin(
-        { inbox, token: adminToken, remoteAddress: request.remoteAddress ?? null },
+        { host: inbox, token: adminToken, remoteAddress: request.remoteAddress ?? null },
         request.method.toUpperCase(),
         new URL(`http://hookinbox.invalid${pathname}${target.search}`),
         readHeaders(request.headers),
