@@ -25,9 +25,13 @@ import {
 } from "./ingest/request.ts";
 import { parseRequestTarget } from "./ingest/request-target.ts";
 import { silentLogger } from "./log.ts";
-import { bulkPlan } from "./operations/bulk-scope.ts";
 import { retryDelivery, retryMany } from "./operations/deliveries.ts";
 import type { OperationContext } from "./operations/operation.ts";
+import {
+  planReplayMatching,
+  replayMatching,
+  replayStoredEvent,
+} from "./operations/replay-policy.ts";
 import { leasePlan } from "./queue/leases.ts";
 import { processAvailable } from "./queue/process-available.ts";
 import { startWorker, type Worker, type WorkerOptions } from "./queue/worker.ts";
@@ -116,8 +120,6 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       return run(...args);
     };
   const route = resolved.route;
-  const empty = new Uint8Array(0);
-  const isTarget = (name: string) => resolved.handlers.has(name) || resolved.destinations.has(name);
   const readiness = createReadiness({ ping: () => store.ping(), now: Date.now });
   const ingest: IngestContext = {
     readiness,
@@ -181,17 +183,6 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
         ? error
         : hookinboxError("HOOKINBOX_STORE_UNAVAILABLE");
     return errorResponse(e.status, e.code, e.message);
-  };
-
-  const checkTargets = (targets: readonly string[]) => {
-    for (const target of targets) {
-      if (!isTarget(target)) {
-        throw hookinboxError(
-          "HOOKINBOX_UNKNOWN_TARGET",
-          `"${target}" (handlers: ${[...resolved.handlers.keys()].join(", ") || "none"}; destinations: ${[...resolved.destinations.keys()].join(", ") || "none"})`,
-        );
-      }
-    }
   };
 
   /**
@@ -373,48 +364,17 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
         if (bounded) workers.delete(bounded);
       });
     },
-    async replay(eventId, replayOptions = {}) {
+    async replay(eventId, replayOptions) {
       await migrated;
-      let targets = replayOptions.targets;
-      if (targets === undefined) {
-        const event = await store.getEvent(eventId);
-        if (!event) throw hookinboxError("HOOKINBOX_EVENT_NOT_FOUND", eventId);
-        const previous = [...new Set(event.deliveries.map((d) => d.target))].filter(isTarget);
-        targets = previous.length > 0 ? previous : route(event.source, event.type, event.body);
-      }
-      checkTargets(targets);
-      const created = await store.replayEvent({ eventId, targets, now: now() });
-      ingest.onDeliveries();
-      return created;
+      return replayStoredEvent(operations, eventId, replayOptions);
     },
-    async replayWhere(filter, replayOptions = {}) {
+    async replayWhere(filter, replayOptions) {
       await migrated;
-      if (replayOptions.targets) checkTargets(replayOptions.targets);
-      const fixed = replayOptions.targets;
-      const result = await store.replayWhere(filter, {
-        now: now(),
-        // Bulk replays route by source and type: a route with `where` needs explicit targets.
-        targetsFor: (event) => fixed ?? route(event.source, event.type, empty),
-        ...(replayOptions.onProgress ? { onProgress: replayOptions.onProgress } : {}),
-      });
-      ingest.onDeliveries();
-      return result;
+      return replayMatching(operations, filter, replayOptions);
     },
-    async planReplayWhere(filter, planOptions = {}) {
+    async planReplayWhere(filter, planOptions) {
       await migrated;
-      if (planOptions.targets) checkTargets(planOptions.targets);
-      const fixed = planOptions.targets;
-      // Routing reads source and type only, so each (source, type) group is routed once.
-      const kinds = await store.countEventKinds(filter);
-      return bulkPlan(
-        kinds.reduce((sum, k) => sum + k.events, 0),
-        kinds.flatMap((k) =>
-          (fixed ?? route(k.source, k.type, empty)).map((target) => ({
-            target,
-            deliveries: k.events,
-          })),
-        ),
-      );
+      return planReplayMatching(operations, filter, planOptions);
     },
     async retryDelivery(deliveryId) {
       await migrated;
@@ -452,7 +412,11 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     sources: [...resolved.sources.keys()],
     destinations: configuredDestinations(resolved.destinations),
     now,
-    replayer: inbox,
+    routing: {
+      handlers: [...resolved.handlers.keys()],
+      destinations: [...resolved.destinations.keys()],
+      route,
+    },
     audit,
     wake: () => ingest.onDeliveries(),
   };
