@@ -1,6 +1,4 @@
-import { handleAdmin } from "./admin/admin-api.ts";
-import { isApiUrl, withApiHeaders } from "./admin/api-headers.ts";
-import { isDashboardPath, serveDashboard } from "./admin/dashboard-assets.ts";
+import type { AdminHost } from "./admin/admin-host.ts";
 import { createInboxMetrics } from "./admin/metrics.ts";
 import { assertStrongAdminToken } from "./admin/token-strength.ts";
 import { auditKeyFile, loadAuditKey } from "./audit/audit-key.ts";
@@ -8,22 +6,14 @@ import { type RetentionSchedule, startRetention } from "./audit/retention-schedu
 import { type AuditSequencer, sequenceAll, startAuditSequencer } from "./audit/sequencer.ts";
 import { treeHeads } from "./audit/tree-heads.ts";
 import { type HookinboxConfig, resolveConfig } from "./config/index.ts";
-import { hookinboxError, isHookinboxError } from "./errors.ts";
+import { hookinboxError } from "./errors.ts";
 import { configuredDestinations } from "./forward/destination-admin.ts";
 import { createForwarder } from "./forward/forwarder.ts";
-import { ulid } from "./ids.ts";
+import { createRouter } from "./inbox-router.ts";
 import type { Inbox, InboxOptions } from "./inbox-types.ts";
-import { acceptWebhook, type IngestContext, unknownSourceLabel } from "./ingest/accept-webhook.ts";
-import { readHeaders } from "./ingest/headers.ts";
+import type { IngestContext } from "./ingest/accept-webhook.ts";
 import { createReadiness } from "./ingest/readiness.ts";
 import { createRejectLimiter } from "./ingest/reject-limiter.ts";
-import {
-  errorResponse,
-  type InboxRequest,
-  type InboxResponse,
-  jsonResponse,
-} from "./ingest/request.ts";
-import { parseRequestTarget } from "./ingest/request-target.ts";
 import { silentLogger } from "./log.ts";
 import { retryDelivery, retryMany } from "./operations/deliveries.ts";
 import type { OperationContext } from "./operations/operation.ts";
@@ -40,15 +30,6 @@ import type { SqliteStore } from "./store/sqlite/sqlite-store.ts";
 import type { Store } from "./store/types.ts";
 
 export type { Inbox, InboxOptions } from "./inbox-types.ts";
-
-/** The message and code of anything thrown, for a log line (never a body or a secret). */
-function describeError(error: unknown): { message: string; code: string | undefined } {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return { message: error.message, code: typeof code === "string" ? code : undefined };
-  }
-  return { message: String(error), code: undefined };
-}
 
 /**
  * Creates an inbox from a config object (typed as `HookinboxConfig`, so no `defineConfig` is
@@ -177,110 +158,29 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
         : {}),
     });
 
-  const unavailable = (error: unknown) => {
-    const e =
-      isHookinboxError(error) && error.status === 503
-        ? error
-        : hookinboxError("HOOKINBOX_STORE_UNAVAILABLE");
-    return errorResponse(e.status, e.code, e.message);
+  const operations: OperationContext = {
+    store,
+    runbooks: resolved.runbooks,
+    sources: [...resolved.sources.keys()],
+    destinations: configuredDestinations(resolved.destinations),
+    now,
+    routing: {
+      handlers: [...resolved.handlers.keys()],
+      destinations: [...resolved.destinations.keys()],
+      route,
+    },
+    audit,
+    wake: () => ingest.onDeliveries(),
   };
-
-  /**
-   * The one place an answer leaves the inbox (`handle` and `internalError` both end here): every
-   * `/api` answer, errors included, gets `Cache-Control: no-store` and `nosniff`.
-   */
-  const finish = (request: { readonly url?: string }, response: InboxResponse) =>
-    request.url !== undefined && isApiUrl(request.url) ? withApiHeaders(response) : response;
-
-  /** A bug, not the sender's fault: a 500 with a request id the log line carries too. */
-  const internalError: Inbox["internalError"] = (error, request) => {
-    const requestId = ulid();
-    const { message, code } = describeError(error);
-    logger.error(
-      { requestId, method: request.method, err: { message, code } },
-      "request failed with an internal error",
-    );
-    const internal = hookinboxError("HOOKINBOX_INTERNAL_ERROR", `request id ${requestId}`);
-    return finish(
-      request,
-      jsonResponse(internal.status, {
-        error: { code: internal.code, message: internal.message, requestId },
-      }),
-    );
-  };
-
-  const handleWebhook = async (source: string, request: InboxRequest): Promise<InboxResponse> => {
-    if (!metrics) return ingestWebhook(source, request);
-    const started = performance.now();
-    const response = await ingestWebhook(source, request);
-    metrics.request(
-      resolved.sources.has(source) ? source : unknownSourceLabel,
-      (performance.now() - started) / 1000,
-    );
-    return response;
-  };
-
-  const ingestWebhook = async (source: string, request: InboxRequest): Promise<InboxResponse> => {
-    if (closed) return unavailable(hookinboxError("HOOKINBOX_STORE_CLOSED"));
-    try {
-      await migrated;
-    } catch (error) {
-      return unavailable(error);
-    }
-    try {
-      return await acceptWebhook(ingest, source, request);
-    } catch (error) {
-      return internalError(error, request);
-    }
-  };
-
-  const routeRequest = async (request: InboxRequest): Promise<InboxResponse> => {
-    const target = parseRequestTarget(request.url);
-    if (target.kind === "invalid") {
-      const invalid = hookinboxError("HOOKINBOX_REQUEST_TARGET_INVALID", target.detail);
-      return errorResponse(invalid.status, invalid.code, invalid.message);
-    }
-    if (target.kind === "webhook") return handleWebhook(target.source, request);
-    if (request.bodyError) {
-      return errorResponse(
-        request.bodyError.status,
-        request.bodyError.code,
-        request.bodyError.message,
-      );
-    }
-    const { pathname } = target;
-    if (pathname === "/healthz") return jsonResponse(200, { ok: true });
-    if (pathname === "/readyz") {
-      try {
-        if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
-        await migrated;
-        const result = await readiness.check();
-        if (!result.ok) throw result.error;
-        return jsonResponse(200, { ok: true, store: store.kind });
-      } catch (error) {
-        return unavailable(error);
-      }
-    }
-    if (pathname === "/api" || pathname.startsWith("/api/")) {
-      return handleAdmin(
-        { host: inbox, token: adminToken, remoteAddress: request.remoteAddress ?? null },
-        request.method.toUpperCase(),
-        new URL(`http://hookinbox.invalid${pathname}${target.search}`),
-        readHeaders(request.headers),
-        request.body,
-      );
-    }
-    // The dashboard's page and assets (src/admin/dashboard-assets.ts); its data is under /api.
-    if ((request.method === "GET" || request.method === "HEAD") && isDashboardPath(pathname)) {
-      if (adminToken === null) {
-        const disabled = hookinboxError("HOOKINBOX_ADMIN_DISABLED");
-        return errorResponse(disabled.status, disabled.code, disabled.message);
-      }
-      return serveDashboard(pathname);
-    }
-    const notFound = hookinboxError("HOOKINBOX_ROUTE_NOT_FOUND");
-    return errorResponse(notFound.status, notFound.code, notFound.message);
-  };
+  // What admin/* sees of this inbox (src/admin/admin-host.ts); one object, so sessions last.
+  const admin: AdminHost = { config: resolved, now, ready: () => migrated, operations, metrics };
+  const router = createRouter({
+    ingest: { ...ingest, readiness },
+    migrated,
+    isClosed: () => closed,
+    admin,
+    adminToken,
+  });
 
   const inbox: Inbox = {
     config: resolved,
@@ -290,16 +190,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     metrics,
     audit,
     ready: () => migrated,
-    internalError,
-    handleWebhook,
-    async handle(request) {
-      try {
-        return finish(request, await routeRequest(request));
-      } catch (error) {
-        // internalError ends in finish itself.
-        return internalError(error, request);
-      }
-    },
+    ...router,
     upkeep() {
       // One wrapper for both: retention sequences first, the sequencer sequences on its tick.
       const auditSequence = afterMigrations((limit: number) => store.auditSequence(limit));
@@ -392,9 +283,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
         retryOptions.override === true,
       );
     },
-    get operations(): OperationContext {
-      return operations;
-    },
+    operations,
     async close() {
       if (closed) return;
       closed = true;
@@ -405,20 +294,6 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       await migrated.catch(() => undefined);
       await store.close();
     },
-  };
-  const operations: OperationContext = {
-    store,
-    runbooks: resolved.runbooks,
-    sources: [...resolved.sources.keys()],
-    destinations: configuredDestinations(resolved.destinations),
-    now,
-    routing: {
-      handlers: [...resolved.handlers.keys()],
-      destinations: [...resolved.destinations.keys()],
-      route,
-    },
-    audit,
-    wake: () => ingest.onDeliveries(),
   };
   return inbox;
 }
