@@ -8,9 +8,9 @@ import { treeHeads } from "./audit/tree-heads.ts";
 import { type HookinboxConfig, resolveConfig } from "./config/index.ts";
 import { hookinboxError } from "./errors.ts";
 import { configuredDestinations } from "./forward/destination-admin.ts";
-import { createForwarder } from "./forward/forwarder.ts";
 import { createRouter } from "./inbox-router.ts";
 import type { Inbox, InboxOptions } from "./inbox-types.ts";
+import { inboxWorkers } from "./inbox-workers.ts";
 import type { IngestContext } from "./ingest/accept-webhook.ts";
 import { createReadiness } from "./ingest/readiness.ts";
 import { createRejectLimiter } from "./ingest/reject-limiter.ts";
@@ -22,9 +22,6 @@ import {
   replayMatching,
   replayStoredEvent,
 } from "./operations/replay-policy.ts";
-import { leasePlan } from "./queue/leases.ts";
-import { processAvailable } from "./queue/process-available.ts";
-import { startWorker, type Worker, type WorkerOptions } from "./queue/worker.ts";
 import { openStore } from "./store/open-store.ts";
 import type { SqliteStore } from "./store/sqlite/sqlite-store.ts";
 import type { Store } from "./store/types.ts";
@@ -91,7 +88,16 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
   migrated.catch(() => {
     // Surfaced by ready() and as 503s; never an unhandled rejection.
   });
-  const workers = new Set<Worker>();
+  const workers = inboxWorkers({
+    store,
+    config: resolved,
+    logger,
+    now,
+    ready: migrated,
+    metrics,
+    random: options.random,
+    resolver: options.resolver,
+  });
   let upkeep: RetentionSchedule | null = null;
   let sequencer: AuditSequencer | null = null;
   const afterMigrations =
@@ -114,50 +120,9 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     rejectLimiter: createRejectLimiter(resolved.http.rejectLimit),
     maxHops: resolved.http.maxHops,
     ...(metrics ? { metrics } : {}),
-    onDeliveries: () => {
-      for (const worker of workers) worker.notify();
-    },
+    onDeliveries: () => workers.notify(),
   };
   let closed = false;
-  const leaseWarning = { warned: false };
-  const destinationLeases = Object.fromEntries(
-    [...resolved.destinations.values()].map((d) => [d.name, d.leaseMs]),
-  );
-  /** A worker with this inbox's handlers, destinations and settings. */
-  const newWorker = (
-    overrides: { concurrency?: number; workerId?: string } & Pick<WorkerOptions, "bounded">,
-  ) =>
-    startWorker({
-      store,
-      handlers: resolved.handlers,
-      logger,
-      concurrency: overrides.concurrency ?? resolved.worker.concurrency,
-      leaseMs: resolved.worker.leaseMs,
-      pollIntervalMs: resolved.worker.pollIntervalMs,
-      alerts: resolved.alerts,
-      ready: migrated,
-      ...(metrics ? { metrics } : {}),
-      now,
-      ...(options.random ? { random: options.random } : {}),
-      ...(overrides.workerId ? { workerId: overrides.workerId } : {}),
-      ...(overrides.bounded ? { bounded: overrides.bounded } : {}),
-      ...(resolved.destinations.size > 0
-        ? {
-            forwarder: (workerId: string) =>
-              createForwarder({
-                store,
-                destinations: resolved.destinations,
-                workerId,
-                logger,
-                alerts: resolved.alerts,
-                now,
-                random: options.random ?? Math.random,
-                ...(options.resolver ? { resolver: options.resolver } : {}),
-              }),
-          }
-        : {}),
-    });
-
   const operations: OperationContext = {
     store,
     runbooks: resolved.runbooks,
@@ -222,38 +187,16 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     },
     startWorker(overrides = {}) {
       inbox.upkeep();
-      const worker = newWorker(overrides);
-      workers.add(worker);
-      return worker;
+      return workers.start(overrides);
     },
-    async processAvailable(processOptions = {}) {
+    async processAvailable(processOptions) {
       if (closed) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
-      let bounded: Worker | undefined;
       // No sequencer outlives the call: the leaves accepted so far are appended here, once.
       if (resolved.audit.enabled) {
         await migrated;
         await sequenceAll(store);
       }
-      return processAvailable(
-        {
-          store,
-          now,
-          logger,
-          defaultConcurrency: resolved.worker.concurrency,
-          leases: leasePlan(resolved.worker.leaseMs, resolved.handlers, destinationLeases),
-          ready: migrated,
-          startWorker: (overrides) => {
-            bounded = newWorker(overrides);
-            // Accepts in this process wake it while it runs; close() stops it.
-            workers.add(bounded);
-            return bounded;
-          },
-          leaseWarning,
-        },
-        processOptions,
-      ).finally(() => {
-        if (bounded) workers.delete(bounded);
-      });
+      return workers.processAvailable(processOptions);
     },
     async replay(eventId, replayOptions) {
       await migrated;
@@ -287,7 +230,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([...workers].map((w) => w.stop(resolved.worker.shutdownTimeoutMs)));
+      await workers.stop();
       await upkeep?.stop();
       await sequencer?.stop();
       await audit?.stop();
