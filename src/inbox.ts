@@ -1,17 +1,14 @@
 import type { AdminHost } from "./admin/admin-host.ts";
 import { createInboxMetrics } from "./admin/metrics.ts";
 import { assertStrongAdminToken } from "./admin/token-strength.ts";
-import { auditKeyFile, loadAuditKey } from "./audit/audit-key.ts";
-import { type RetentionSchedule, startRetention } from "./audit/retention-schedule.ts";
-import { type AuditSequencer, sequenceAll, startAuditSequencer } from "./audit/sequencer.ts";
-import { treeHeads } from "./audit/tree-heads.ts";
+import { sequenceAll } from "./audit/sequencer.ts";
 import { type HookinboxConfig, resolveConfig } from "./config/index.ts";
 import { hookinboxError } from "./errors.ts";
 import { configuredDestinations } from "./forward/destination-admin.ts";
-import { createRouter } from "./inbox-router.ts";
+import { createRouter, type RouterHost } from "./inbox-router.ts";
 import type { Inbox, InboxOptions } from "./inbox-types.ts";
+import { auditHeadsOf, inboxUpkeep } from "./inbox-upkeep.ts";
 import { inboxWorkers } from "./inbox-workers.ts";
-import type { IngestContext } from "./ingest/accept-webhook.ts";
 import { createReadiness } from "./ingest/readiness.ts";
 import { createRejectLimiter } from "./ingest/reject-limiter.ts";
 import { silentLogger } from "./log.ts";
@@ -62,23 +59,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       audit: resolved.audit.enabled,
     });
   const now = options.now ?? Date.now;
-  const audit = resolved.audit.enabled
-    ? treeHeads({
-        store,
-        now,
-        witness: resolved.audit.witness,
-        logger,
-        key: () => {
-          const loaded = loadAuditKey(
-            resolved.audit.key,
-            auditKeyFile(resolved.store, process.cwd()),
-          );
-          if (loaded.generated)
-            logger.info({ file: loaded.from }, "generated the audit signing key");
-          return loaded.key;
-        },
-      })
-    : null;
+  const audit = auditHeadsOf({ store, config: resolved, now, logger });
   const metrics = resolved.metrics.enabled
     ? createInboxMetrics(() => store.queueGauges(), now, storeCommitsOf(store))
     : null;
@@ -98,17 +79,10 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     random: options.random,
     resolver: options.resolver,
   });
-  let upkeep: RetentionSchedule | null = null;
-  let sequencer: AuditSequencer | null = null;
-  const afterMigrations =
-    <A extends unknown[], R>(run: (...args: A) => Promise<R>) =>
-    async (...args: A) => {
-      await migrated;
-      return run(...args);
-    };
+  const upkeep = inboxUpkeep({ store, config: resolved, now, logger, migrated });
   const route = resolved.route;
   const readiness = createReadiness({ ping: () => store.ping(), now: Date.now });
-  const ingest: IngestContext = {
+  const ingest: RouterHost["ingest"] = {
     readiness,
     sources: resolved.sources,
     store,
@@ -140,7 +114,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
   // What admin/* sees of this inbox (src/admin/admin-host.ts); one object, so sessions last.
   const admin: AdminHost = { config: resolved, now, ready: () => migrated, operations, metrics };
   const router = createRouter({
-    ingest: { ...ingest, readiness },
+    ingest,
     migrated,
     isClosed: () => closed,
     admin,
@@ -156,35 +130,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     audit,
     ready: () => migrated,
     ...router,
-    upkeep() {
-      // One wrapper for both: retention sequences first, the sequencer sequences on its tick.
-      const auditSequence = afterMigrations((limit: number) => store.auditSequence(limit));
-      upkeep ??= startRetention({
-        store: {
-          purgePayloads: afterMigrations((input) => store.purgePayloads(input)),
-          retentionStep: afterMigrations((input) => store.retentionStep(input)),
-          maintainPartitions: afterMigrations((at) => store.maintainPartitions(at)),
-          auditSequence,
-        },
-        windows: resolved.retention,
-        now,
-        logger,
-        scheduled: resolved.retention.sweep,
-      });
-      if (resolved.audit.enabled && store.kind === "postgres") {
-        sequencer ??= startAuditSequencer({
-          store: {
-            auditSequence,
-            auditSequencerLease: afterMigrations((holder, ttlMs) =>
-              store.auditSequencerLease(holder, ttlMs),
-            ),
-          },
-          maxMergeDelayMs: resolved.audit.maxMergeDelayMs,
-          logger,
-        });
-      }
-      return upkeep;
-    },
+    upkeep: () => upkeep.start(),
     startWorker(overrides = {}) {
       inbox.upkeep();
       return workers.start(overrides);
@@ -231,8 +177,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       if (closed) return;
       closed = true;
       await workers.stop();
-      await upkeep?.stop();
-      await sequencer?.stop();
+      await upkeep.stop();
       await audit?.stop();
       await migrated.catch(() => undefined);
       await store.close();
