@@ -3,9 +3,9 @@ import type { OperationContext } from "../operations/operation.ts";
 import type { InboxMetrics } from "./metrics.ts";
 
 /**
- * What the admin API needs from the inbox that serves it, and nothing more: the inbox passes
- * itself (it has all of these), so admin/* never imports the inbox. Sessions and the wrong-token
- * limiter are kept per host object.
+ * What the admin API needs from the inbox that serves it, and nothing more: the inbox builds one
+ * such object from its parts (an Inbox satisfies it too), so admin/* never imports the inbox.
+ * Sessions and the wrong-token limiter are kept per host object.
  *
  * @example
  * ```ts
