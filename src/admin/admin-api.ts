@@ -1,8 +1,8 @@
 import { hookinboxError, isHookinboxError } from "../errors.ts";
-import type { Inbox } from "../inbox.ts";
 import type { RequestHeaders } from "../ingest/headers.ts";
 import { errorResponse, type InboxResponse, jsonResponse } from "../ingest/request.ts";
 import { parseInput } from "../operations/operation.ts";
+import type { AdminContext, AdminHost } from "./admin-host.ts";
 import { adminAuthLimit } from "./auth-limit.ts";
 import { dashboardRoutes } from "./dashboard-routes.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -16,13 +16,7 @@ import {
 } from "./route-table.ts";
 import { authenticateAdmin, handleSessionRoute } from "./session-routes.ts";
 
-/** What the admin API needs. A null token disables it. */
-export interface AdminContext {
-  readonly inbox: Inbox;
-  readonly token: string | null;
-  /** The TCP peer (for `X-Forwarded-Proto` from `http.trustedProxies`: the cookie's Secure). */
-  readonly remoteAddress?: string | null;
-}
+export type { AdminContext, AdminHost } from "./admin-host.ts";
 
 /** Routes the host answers itself: Prometheus text and the API's own description. */
 const rawRoutes: readonly RawRoute[] = [
@@ -31,9 +25,9 @@ const rawRoutes: readonly RawRoute[] = [
     path: "/api/metrics",
     summary: "Prometheus metrics (when metrics.enabled)",
     contentType: "text/plain",
-    raw: async (inbox) => {
-      if (!inbox.metrics) throw hookinboxError("HOOKINBOX_METRICS_DISABLED");
-      const { contentType, body } = await inbox.metrics.render();
+    raw: async (host) => {
+      if (!host.metrics) throw hookinboxError("HOOKINBOX_METRICS_DISABLED");
+      const { contentType, body } = await host.metrics.render();
       return { status: 200, headers: { "content-type": contentType }, body };
     },
   },
@@ -72,17 +66,17 @@ async function runRoute(
   match: RegExpExecArray,
   url: URL,
   body: Uint8Array,
-  inbox: Inbox,
+  host: AdminHost,
 ): Promise<InboxResponse> {
   const { route } = entry;
-  if ("raw" in route) return route.raw(inbox);
+  if ("raw" in route) return route.raw(host);
   const fromPath = Object.fromEntries(
     entry.params.map((name, i) => [name, pathParam(match[i + 1]!)]),
   );
   const given = route.method === "GET" ? Object.fromEntries(url.searchParams) : jsonBody(body);
   const input = parseInput(route.operation, { ...given, ...fromPath }, "HOOKINBOX_QUERY_INVALID");
-  await inbox.ready();
-  return jsonResponse(route.status ?? 200, await route.operation.run(inbox.operations, input));
+  await host.ready();
+  return jsonResponse(route.status ?? 200, await route.operation.run(host.operations, input));
 }
 
 /**
@@ -92,7 +86,7 @@ async function runRoute(
  *
  * @example
  * ```ts
- * const response = await handleAdmin({ inbox, token }, "GET", new URL(url, "http://x"), headers, body);
+ * const response = await handleAdmin({ host: inbox, token }, "GET", new URL(url, "http://x"), headers, body);
  * ```
  */
 export async function handleAdmin(
@@ -112,7 +106,7 @@ export async function handleAdmin(
   // a Bearer token, or a session cookie (whose writes need the CSRF header).
   const signed = { ...context, token: context.token };
   // Guessing the token: wrong ones are counted per address, and past the limit refused first.
-  const limit = adminAuthLimit(context.inbox, context.remoteAddress ?? null, headers);
+  const limit = adminAuthLimit(context.host, context.remoteAddress ?? null, headers);
   const refused = limit.refusal();
   if (refused) return refused;
   const session = await handleSessionRoute(signed, method, url, headers, body).catch((error) => {
@@ -140,7 +134,7 @@ export async function handleAdmin(
     pathMatched = true;
     if (entry.route.method !== method) continue;
     try {
-      return await runRoute(entry, match, url, body, context.inbox);
+      return await runRoute(entry, match, url, body, context.host);
     } catch (error) {
       return fail(error);
     }

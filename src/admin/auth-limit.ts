@@ -1,11 +1,11 @@
 import { hookinboxError } from "../errors.ts";
-import type { Inbox } from "../inbox.ts";
 import type { RequestHeaders } from "../ingest/headers.ts";
 import { clientAddress } from "../ingest/ip-allow.ts";
 import { createRejectLimiter, type RejectLimiter } from "../ingest/reject-limiter.ts";
 import { errorResponse, type InboxResponse } from "../ingest/request.ts";
+import type { AdminHost } from "./admin-host.ts";
 
-const limiters = new WeakMap<Inbox, RejectLimiter>();
+const limiters = new WeakMap<AdminHost, RejectLimiter>();
 
 /**
  * The per-address count of wrong admin tokens (dashboard sign-ins and Bearer tokens alike) of one
@@ -16,30 +16,30 @@ const limiters = new WeakMap<Inbox, RejectLimiter>();
  *
  * @example
  * ```ts
- * const limit = adminAuthLimit(inbox, remoteAddress, headers);
+ * const limit = adminAuthLimit(host, remoteAddress, headers);
  * const refused = limit.refusal(); // a 429 answer, or null
  * if (wrongToken) limit.recordFailure();
  * ```
  */
 export function adminAuthLimit(
-  inbox: Inbox,
+  host: AdminHost,
   remoteAddress: string | null,
   headers: RequestHeaders,
 ): { refusal(): InboxResponse | null; recordFailure(): void } {
-  let limiter = limiters.get(inbox);
+  let limiter = limiters.get(host);
   if (!limiter) {
-    limiter = createRejectLimiter(inbox.config.admin.authLimit);
-    limiters.set(inbox, limiter);
+    limiter = createRejectLimiter(host.config.admin.authLimit);
+    limiters.set(host, limiter);
   }
   const client = clientAddress(
     remoteAddress,
     headers.get("x-forwarded-for"),
-    inbox.config.http.trustedProxies,
+    host.config.http.trustedProxies,
   );
   const counted = limiter;
   return {
     refusal() {
-      const now = inbox.now();
+      const now = host.now();
       if (!counted.blocked(client, now)) return null;
       const error = hookinboxError("HOOKINBOX_ADMIN_AUTH_LIMITED");
       const response = errorResponse(error.status, error.code, error.message);
@@ -47,7 +47,7 @@ export function adminAuthLimit(
       return { ...response, headers: { ...response.headers, "retry-after": String(seconds) } };
     },
     recordFailure() {
-      counted.record(client, inbox.now());
+      counted.record(client, host.now());
     },
   };
 }

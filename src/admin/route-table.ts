@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import type { Inbox } from "../inbox.ts";
 import type { InboxResponse } from "../ingest/request.ts";
 import * as ops from "../operations/index.ts";
 import type { Operation } from "../operations/operation.ts";
+import type { AdminHost } from "./admin-host.ts";
 
 /**
  * One admin route: a method and a path template (`{name}` segments are path parameters) over
@@ -23,7 +23,7 @@ export interface RawRoute {
   readonly path: string;
   readonly summary: string;
   readonly contentType: string;
-  readonly raw: (inbox: Inbox) => Promise<InboxResponse>;
+  readonly raw: (host: AdminHost) => Promise<InboxResponse>;
 }
 
 export type AdminRouteEntry = OperationRoute | RawRoute;

@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { type HookinboxError, hookinboxError } from "../errors.ts";
-import type { Inbox } from "../inbox.ts";
 import type { RequestHeaders } from "../ingest/headers.ts";
 import { type InboxResponse, jsonResponse } from "../ingest/request.ts";
-import type { AdminContext } from "./admin-api.ts";
+import type { AdminContext, AdminHost } from "./admin-host.ts";
 import { isAuthorized } from "./auth.ts";
 import { jsonBody } from "./params.ts";
 import {
@@ -28,13 +27,13 @@ import {
  */
 export const signInBody = z.object({ token: z.string().min(1).max(4096) }).strict();
 
-const sessionsByInbox = new WeakMap<Inbox, Sessions>();
+const sessionsByHost = new WeakMap<AdminHost, Sessions>();
 
-function sessionsOf(inbox: Inbox, token: string): Sessions {
-  let sessions = sessionsByInbox.get(inbox);
+function sessionsOf(host: AdminHost, token: string): Sessions {
+  let sessions = sessionsByHost.get(host);
   if (!sessions) {
-    sessions = createSessions(token, inbox.now);
-    sessionsByInbox.set(inbox, sessions);
+    sessions = createSessions(token, host.now);
+    sessionsByHost.set(host, sessions);
   }
   return sessions;
 }
@@ -54,7 +53,7 @@ export function authenticateAdmin(
   headers: RequestHeaders,
 ): AdminCaller | HookinboxError {
   return authenticate(
-    sessionsOf(context.inbox, context.token),
+    sessionsOf(context.host, context.token),
     context.token,
     method,
     headers,
@@ -68,7 +67,7 @@ const noStore = { "cache-control": "no-store" };
 function requestOrigin(context: AdminContext): RequestOrigin {
   return {
     remoteAddress: context.remoteAddress ?? null,
-    trustedProxies: context.inbox.config.http.trustedProxies,
+    trustedProxies: context.host.config.http.trustedProxies,
   };
 }
 
@@ -91,8 +90,8 @@ export async function handleSessionRoute(
   body: Uint8Array,
 ): Promise<InboxResponse | null> {
   if (url.pathname !== "/api/session") return null;
-  const { inbox, token } = context;
-  const sessions = sessionsOf(inbox, token);
+  const { host, token } = context;
+  const sessions = sessionsOf(host, token);
   const from = requestOrigin(context);
   const secure = overTls(headers, from);
   if (method === "POST") {

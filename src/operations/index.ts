@@ -28,9 +28,15 @@ export {
   type Operation,
   type OperationContext,
   parseInput,
-  type Replayer,
+  type ReplayRouting,
   runOperation,
 } from "./operation.ts";
 export { replayEvent, replayWhere } from "./replay.ts";
+export {
+  planReplayMatching,
+  type Replayer,
+  replayMatching,
+  replayStoredEvent,
+} from "./replay-policy.ts";
 export { listRunbooks } from "./runbooks.ts";
 export { stuckWork } from "./stuck.ts";

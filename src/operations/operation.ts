@@ -2,23 +2,18 @@ import type { z } from "zod";
 import type { TreeHeads } from "../audit/tree-heads.ts";
 import { hookinboxError } from "../errors.ts";
 import type { ConfiguredDestination } from "../forward/destination-admin.ts";
-import type { DeliveryView, ReplayFilter } from "../store/queue-types.ts";
+import type { RouteEvent } from "../forward/route-table.ts";
 import type { Store } from "../store/types.ts";
-import type { BulkPlan } from "./bulk-scope.ts";
 import type { Runbooks } from "./runbook-lookup.ts";
 
 /** Re-delivery needs the handlers' routes, which only an inbox built from the config has. */
-export interface Replayer {
-  replay(eventId: string, options?: { targets?: readonly string[] }): Promise<DeliveryView[]>;
-  replayWhere(
-    filter: ReplayFilter,
-    options?: { targets?: readonly string[]; onProgress?: (eventsDone: number) => void },
-  ): Promise<{ events: number; deliveries: number }>;
-  /** What `replayWhere` would create, per target, counted in the store; changes nothing. */
-  planReplayWhere(
-    filter: ReplayFilter,
-    options?: { targets?: readonly string[] },
-  ): Promise<BulkPlan>;
+export interface ReplayRouting {
+  /** Handler patterns, in configured order. */
+  readonly handlers: readonly string[];
+  /** Destination names, in configured order. */
+  readonly destinations: readonly string[];
+  /** The targets of one event, as ingest routes it. */
+  readonly route: RouteEvent;
 }
 
 /**
@@ -34,7 +29,7 @@ export interface OperationContext {
   readonly destinations: readonly ConfiguredDestination[];
   now(): number;
   /** Present where the config's handlers are loaded (replays). */
-  readonly replayer?: Replayer;
+  readonly routing?: ReplayRouting;
   /** Signed tree heads; null when the audit log is off, undefined where the surface has none. */
   readonly audit?: TreeHeads | null;
   /** Wakes an in-process worker after work became due (the CLI's store has none to wake). */

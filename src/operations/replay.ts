@@ -2,13 +2,8 @@ import { z } from "zod";
 import { unknownDestination } from "../forward/destination-admin.ts";
 import { allField, checkBulkScope, dryRunField } from "./bulk-scope.ts";
 import { eventStatuses, oneOf, targetsField, text, timeField } from "./fields.ts";
-import { defineOperation, type OperationContext, type Replayer } from "./operation.ts";
-
-function replayerOf(ctx: OperationContext): Replayer {
-  // A surface that offers replay builds its context with the inbox; reaching here is a bug.
-  if (!ctx.replayer) throw new Error("replay needs an inbox with the configured handlers");
-  return ctx.replayer;
-}
+import { defineOperation, type OperationContext } from "./operation.ts";
+import { planReplayMatching, replayMatching, replayStoredEvent } from "./replay-policy.ts";
 
 /** Names of configured destinations, each checked; an unknown one is HOOKINBOX_DESTINATION_NOT_FOUND. */
 function destinationTargets(ctx: OperationContext, names: readonly string[]): string[] {
@@ -55,7 +50,7 @@ export const replayEvent = defineOperation({
   }),
   run: async (ctx, input) => {
     const targets = chosenTargets(ctx, input);
-    const deliveries = await replayerOf(ctx).replay(input.id, targets ? { targets } : {});
+    const deliveries = await replayStoredEvent(ctx, input.id, targets ? { targets } : {});
     return { deliveries };
   },
 });
@@ -94,10 +89,10 @@ export const replayWhere = defineOperation({
   check: (input) => checkBulkScope(input, replayFilters),
   run: async (ctx, { targets: _t, destination: _d, all: _all, dryRun, ...filter }) => {
     const targets = chosenTargets(ctx, { targets: _t, destination: _d });
-    if (dryRun) return replayerOf(ctx).planReplayWhere(filter, targets ? { targets } : {});
+    if (dryRun) return planReplayMatching(ctx, filter, targets ? { targets } : {});
     const progress = ctx.onProgress;
     const total = progress ? await ctx.store.countEvents(filter) : 0;
-    return replayerOf(ctx).replayWhere(filter, {
+    return replayMatching(ctx, filter, {
       ...(targets ? { targets } : {}),
       ...(progress ? { onProgress: (done: number) => progress(done, total) } : {}),
     });
