@@ -274,6 +274,19 @@ export function runQueueConformance(
       ]);
     });
 
+    it("stores a failure's message and stack capped (core/failure-text.ts)", async () => {
+      const { eventId } = await accept();
+      const [d] = await claim("w1");
+      const error = { message: "m".repeat(2500), stack: "s".repeat(9000) };
+      const dead = { retryAt: null, outcome: "error", blockKey: false } as const;
+      await store.failDelivery({ ...done(d!, "w1"), error, ...dead });
+      const [delivery] = (await store.getEvent(eventId))!.deliveries;
+      expect(delivery!.lastError).toBe("m".repeat(2000));
+      expect(delivery!.attemptLog!.map((a) => [a.errorMessage, a.errorStack])).toEqual([
+        ["m".repeat(2000), "s".repeat(8000)],
+      ]);
+    });
+
     it("runs one delivery per target and ordering key at a time, in version order", async () => {
       await accept({ key: "k1", version: 3 });
       await accept({ key: "k1", version: 1 });

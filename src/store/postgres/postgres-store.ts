@@ -1,4 +1,5 @@
 import type { Logger } from "../../log.ts";
+import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
 import type { Store } from "../types.ts";
 import { acceptPostgres } from "./accept.ts";
@@ -174,7 +175,7 @@ export function openPostgresStore(
     extendLeases: (workerId, ids, until) => run(() => leases.extend(workerId, ids, until)),
     completeDelivery: (input, work) =>
       run(() => (work ? completePostgres(pool, t, input, "done", work) : completeBatch(input))),
-    failDelivery: (input) => run(() => failPostgres(pool, t, input)),
+    failDelivery: (input) => run(() => failPostgres(pool, t, withStoredError(input))),
     markStale: async (input) => {
       await run(() => completePostgres(pool, t, input, "stale"));
     },

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { HookinboxError, hookinboxError } from "../../errors.ts";
+import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
 import { replayInBatches } from "../core/replay.ts";
 import type { CompleteInput, TransactionClient } from "../queue-types.ts";
@@ -358,7 +359,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return mapErrors(w.exclusive(input, asHandlerWork(work)));
     },
 
-    failDelivery: (input) => write("fail", input),
+    failDelivery: (input) => write("fail", withStoredError(input)),
 
     async markStale(input) {
       await write("complete", input, "stale");
