@@ -577,6 +577,24 @@ export function runQueueConformance(
       ).toMatchObject({ state: "claimed", reclaimed: false });
     });
 
+    it("records the held-effect alert once, with the claim that holds the effect (core/effects.ts)", async () => {
+      const { eventId } = await accept();
+      const effect = { eventId, target: "t", name: "charge", onStale: "hold" as const };
+      const occurrence = { condition: "effect-held:t:charge", kind: "effect-held", payload: {} };
+      const heldAlert = { occurrences: [occurrence], windowMs: 60_000 };
+      const claimAt = (claimant: string, now: number) =>
+        store.claimEffect({ ...effect, staleAfterMs: 100, claimant, now, heldAlert });
+      await claimAt("att_gone", T0);
+      expect(await claimAt("att_fresh", T0 + 50)).toMatchObject({ state: "busy" });
+      const held = await claimAt("att_next", T0 + 1000);
+      expect(held).toMatchObject({ state: "held", newlyHeld: true });
+      expect(await claimAt("att_again", T0 + 2000)).toMatchObject({ newlyHeld: false });
+      const alerts = await store.claimDueAlerts(T0 + 10_000, 10, 1000);
+      expect(alerts.map((a) => [a.kind, a.count, JSON.parse(a.payload).effectId])).toEqual([
+        ["effect-held", 1, held.effectId],
+      ]);
+    });
+
     it("reports stuck work: expired leases, held effects, old undone events", async () => {
       await accept({ at: T0 - 7_200_000 });
       await claim("w1", 10, T0 - 7_200_000);
