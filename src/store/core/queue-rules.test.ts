@@ -6,34 +6,38 @@ const flat = (sql: string) => sql.replace(/\s+/g, " ").trim();
 
 describe("queue rules: one definition, each store's spelling", () => {
   it("writes the key-queue predicate as SQLite's partial index states it", () => {
-    expect(inKeyQueueSql("sqlite", "")).toBe(
+    const spelled = [inKeyQueueSql("sqlite", ""), inKeyQueueSql("postgres", "h")];
+    expect(spelled).toEqual([
       "(status IN ('pending', 'blocked', 'running') OR blocks_key = 1)",
-    );
-    expect(inKeyQueueSql("postgres", "h")).toBe(
       "(h.status IN ('pending', 'blocked', 'running') OR h.blocks_key)",
-    );
+    ]);
   });
 
   it("writes 'something ahead on this key' for either store", () => {
-    const of = {
-      target: "c.target",
-      orderingKey: "c.ordering_key",
-      id: "c.id",
-      orderVersion: "c.v",
-    };
-    expect(flat(aheadOnKeySql("postgres", "o", of))).toBe(
-      "o.target = c.target AND o.ordering_key = c.ordering_key AND o.id <> c.id" +
+    const spelled = [
+      aheadOnKeySql("postgres", "o", {
+        target: "c.t",
+        orderingKey: "c.k",
+        id: "c.id",
+        orderVersion: "c.v",
+      }),
+      aheadOnKeySql("sqlite", "", {
+        target: "@t",
+        orderingKey: "@k",
+        id: "@id",
+        orderVersion: "@v",
+      }),
+    ].map(flat);
+    expect(spelled).toEqual([
+      "o.target = c.t AND o.ordering_key = c.k AND o.id <> c.id" +
         " AND (o.status IN ('pending', 'blocked', 'running') OR o.blocks_key)" +
         " AND (o.status = 'running' OR o.blocks_key OR o.order_version < c.v" +
         " OR (o.order_version = c.v AND o.id < c.id))",
-    );
-    const params = { target: "@t", orderingKey: "@k", id: "@id", orderVersion: "@v" };
-    expect(flat(aheadOnKeySql("sqlite", "", params))).toBe(
       "target = @t AND ordering_key = @k AND id <> @id" +
         " AND (status IN ('pending', 'blocked', 'running') OR blocks_key = 1)" +
         " AND (status = 'running' OR blocks_key = 1 OR order_version < @v" +
         " OR (order_version = @v AND id < @id))",
-    );
+    ]);
   });
 
   it("writes the event-status rule for either store, probes fenced on PostgreSQL", () => {
