@@ -14,7 +14,7 @@ import {
   receiptLeafColumns,
   receiptLeafJoin,
 } from "../audit-rows.ts";
-import type { AuditStore, StoredTreeHead } from "../audit-types.ts";
+import type { AuditStore } from "../audit-types.ts";
 import { withRetry } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -93,27 +93,14 @@ export function receiptLeafParts(
   return [prefix, encodeReceiptLeaf({ seq: 0, ...fields }).subarray(seqEnd)];
 }
 
-interface HeadRow {
-  size: string;
-  root: Buffer;
-  signed_at: string;
-  public_key: string;
-  signature: Buffer;
-}
-
-const toHead = (row: HeadRow | undefined): StoredTreeHead | null =>
-  row
-    ? {
-        size: Number(row.size),
-        root: row.root,
-        signedAt: Number(row.signed_at),
-        publicKey: row.public_key,
-        signature: row.signature,
-      }
-    : null;
-
-/** AuditStore's sequencing, on a pool of its own transactions (audit-sequence.ts). */
-type SequencingMethods =
+/**
+ * AuditStore's methods implemented elsewhere: its tree-head reads in core (core/store-reads.ts),
+ * its sequencing on a pool of its own transactions (audit-sequence.ts).
+ */
+type ElsewhereMethods =
+  | "latestTreeHead"
+  | "treeHeadOfSize"
+  | "treeHeadsSignedBy"
   | "auditSequence"
   | "auditPendingCount"
   | "auditLeafPending"
@@ -132,7 +119,7 @@ type SequencingMethods =
 export function auditPostgres(
   pool: pg.Pool | pg.PoolClient,
   t: SchemaNames,
-): Omit<AuditStore, SequencingMethods> {
+): Omit<AuditStore, ElsewhereMethods> {
   const query = <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
     withRetry(() => pool.query<R>(text, values)).then((r) => r.rows);
   return {
@@ -197,26 +184,6 @@ export function auditPostgres(
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (size, signed_at) DO NOTHING`,
         [head.size, head.root, head.signedAt, head.publicKey, head.signature],
       );
-    },
-    async latestTreeHead() {
-      const rows = await query<HeadRow>(
-        `SELECT * FROM ${t.audit_heads} ORDER BY size DESC, signed_at DESC LIMIT 1`,
-      );
-      return toHead(rows[0]);
-    },
-    async treeHeadOfSize(size) {
-      const rows = await query<HeadRow>(
-        `SELECT * FROM ${t.audit_heads} WHERE size = $1 ORDER BY signed_at DESC LIMIT 1`,
-        [size],
-      );
-      return toHead(rows[0]);
-    },
-    async treeHeadsSignedBy(at, limit) {
-      const rows = await query<HeadRow>(
-        `SELECT * FROM ${t.audit_heads} WHERE signed_at <= $1 ORDER BY size DESC, signed_at DESC LIMIT $2`,
-        [Math.floor(at), limit],
-      );
-      return rows.map((r) => toHead(r)!);
     },
   };
 }

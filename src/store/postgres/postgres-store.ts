@@ -1,6 +1,7 @@
 import type { Logger } from "../../log.ts";
 import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
+import { coreReads } from "../core/store-reads.ts";
 import type { Store } from "../types.ts";
 import { acceptPostgres } from "./accept.ts";
 import { alertOutboxPostgres } from "./alert-outbox.ts";
@@ -230,9 +231,12 @@ export function openPostgresStore(
     auditUnloggedEvents: (afterId, limit) => run(() => audit.auditUnloggedEvents(afterId, limit)),
     saveTreeHead: (head) => run(() => audit.saveTreeHead(head)),
     purgePayloads: (input) => run(() => purgePayloadsPostgres(pool, t, input)),
-    latestTreeHead: () => run(() => audit.latestTreeHead()),
-    treeHeadOfSize: (size) => run(() => audit.treeHeadOfSize(size)),
-    treeHeadsSignedBy: (at, limit) => run(() => audit.treeHeadsSignedBy(at, limit)),
+    ...coreReads({
+      dialect: "postgres",
+      table: (name) => t[name],
+      rows: (statement) =>
+        run(async () => (await withRetry(() => pool.query(statement.text, statement.params))).rows),
+    }),
 
     ensureDestinations: (names) => run(() => destinations.ensureDestinations(names)),
     listDestinationStates: () => run(() => destinations.listDestinationStates()),

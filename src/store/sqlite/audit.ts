@@ -140,25 +140,6 @@ export function prepareSaveTreeHead(db: Database.Database): (head: StoredTreeHea
   };
 }
 
-interface HeadRow {
-  size: number;
-  root: Buffer;
-  signed_at: number;
-  public_key: string;
-  signature: Buffer;
-}
-
-const toHead = (row: HeadRow | undefined): StoredTreeHead | null =>
-  row
-    ? {
-        size: row.size,
-        root: row.root,
-        signedAt: row.signed_at,
-        publicKey: row.public_key,
-        signature: row.signature,
-      }
-    : null;
-
 /**
  * Prepares the audit log's reads on the reading connection. Subtree lookups are primary-key
  * probes (a head or proof needs O(log² n) of them); the leaf page walks the leaf primary key
@@ -202,15 +183,6 @@ export function prepareAuditReads(db: Database.Database) {
   const expired = db.prepare<[], { value: string }>(
     "SELECT value FROM retention_marks WHERE name = 'events_before'",
   );
-  const latest = db.prepare<[], HeadRow>(
-    "SELECT * FROM audit_heads ORDER BY size DESC, signed_at DESC LIMIT 1",
-  );
-  const ofSize = db.prepare<[number], HeadRow>(
-    "SELECT * FROM audit_heads WHERE size = ? ORDER BY signed_at DESC LIMIT 1",
-  );
-  const signedBy = db.prepare<[number, number], HeadRow>(
-    "SELECT * FROM audit_heads WHERE signed_at <= ? ORDER BY size DESC, signed_at DESC LIMIT ?",
-  );
   return {
     tree(): AuditTree {
       const row = tree.get();
@@ -238,9 +210,5 @@ export function prepareAuditReads(db: Database.Database) {
     retentionLeaves: () => retention.all().map((r) => ({ seq: r.seq, eventId: r.event_id })),
     unlogged: (afterId: string, limit: number) => unlogged.all(afterId, limit).map((r) => r.id),
     expiredBefore: () => expired.get()?.value ?? "",
-    latest: () => toHead(latest.get()),
-    ofSize: (size: number) => toHead(ofSize.get(size)),
-    signedBy: (at: number, limit: number) =>
-      signedBy.all(Math.floor(at), limit).map((r) => toHead(r)!),
   };
 }
