@@ -1,8 +1,9 @@
 import type { AuditStore, StoredTreeHead } from "../audit-types.ts";
+import type { RetentionStore } from "../retention-types.ts";
 import type { SqlDialect, SqlStatement } from "./sql-template.ts";
 
 /** The tables core's own reads name (PostgreSQL qualifies them with its schema). */
-export type CoreTable = "audit_heads";
+export type CoreTable = "audit_heads" | "audit_tree" | "audit_leaves" | "retention_marks";
 
 /**
  * What a driver gives core to implement Store reads once: its dialect, its table names, and one
@@ -48,8 +49,8 @@ const toHead = (row: HeadRow): StoredTreeHead => ({
 });
 
 /**
- * The Store reads implemented once, in core, over a driver's `rows` primitive: the signed tree
- * heads of the audit log.
+ * The Store reads implemented once, in core, over a driver's `rows` primitive: the audit log's
+ * tree, its leaf of an event and its signed heads, and retention's expiry mark.
  *
  * @example
  * ```ts
@@ -59,11 +60,35 @@ const toHead = (row: HeadRow): StoredTreeHead => ({
  */
 export function coreReads(
   driver: ReadDriver,
-): Pick<AuditStore, "latestTreeHead" | "treeHeadOfSize" | "treeHeadsSignedBy"> {
+): Pick<
+  AuditStore,
+  "auditTree" | "auditLeafOf" | "latestTreeHead" | "treeHeadOfSize" | "treeHeadsSignedBy"
+> &
+  Pick<RetentionStore, "eventsExpiredBefore"> {
   const heads = driver.table("audit_heads");
-  const read = (text: string, params: unknown[] = []) =>
-    driver.rows<HeadRow>(bindText(driver.dialect, text, params));
+  const rowsOf = <Row>(text: string, params: unknown[] = []) =>
+    driver.rows<Row>(bindText(driver.dialect, text, params));
+  const read = (text: string, params: unknown[] = []) => rowsOf<HeadRow>(text, params);
   return {
+    async auditTree() {
+      const [row] = await rowsOf<{ size: number | string; frontier: Buffer }>(
+        `SELECT size, frontier FROM ${driver.table("audit_tree")} WHERE id = 1`,
+      );
+      return { size: Number(row?.size ?? 0), frontier: row?.frontier ?? Buffer.alloc(0) };
+    },
+    async auditLeafOf(eventId) {
+      const [row] = await rowsOf<{ seq: number | string; hash: Buffer }>(
+        `SELECT seq, hash FROM ${driver.table("audit_leaves")} WHERE event_id = ?`,
+        [eventId],
+      );
+      return row ? { seq: Number(row.seq), hash: row.hash } : null;
+    },
+    async eventsExpiredBefore() {
+      const [row] = await rowsOf<{ value: string }>(
+        `SELECT value FROM ${driver.table("retention_marks")} WHERE name = 'events_before'`,
+      );
+      return row?.value ?? "";
+    },
     async latestTreeHead() {
       const [row] = await read(`SELECT * FROM ${heads} ORDER BY size DESC, signed_at DESC LIMIT 1`);
       return row ? toHead(row) : null;

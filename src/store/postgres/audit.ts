@@ -98,6 +98,8 @@ export function receiptLeafParts(
  * its sequencing on a pool of its own transactions (audit-sequence.ts).
  */
 type ElsewhereMethods =
+  | "auditTree"
+  | "auditLeafOf"
   | "latestTreeHead"
   | "treeHeadOfSize"
   | "treeHeadsSignedBy"
@@ -113,7 +115,7 @@ type ElsewhereMethods =
  * @example
  * ```ts
  * const audit = auditPostgres(pool, schemaNames("hookinbox"));
- * const { size } = await audit.auditTree();
+ * const page = await audit.auditLeafPage(-1, 500);
  * ```
  */
 export function auditPostgres(
@@ -123,12 +125,6 @@ export function auditPostgres(
   const query = <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
     withRetry(() => pool.query<R>(text, values)).then((r) => r.rows);
   return {
-    async auditTree() {
-      const rows = await query<{ size: string; frontier: Buffer }>(
-        `SELECT size, frontier FROM ${t.audit_tree} WHERE id = 1`,
-      );
-      return { size: Number(rows[0]?.size ?? 0), frontier: rows[0]?.frontier ?? Buffer.alloc(0) };
-    },
     async auditSubtrees(ids: readonly SubtreeId[]) {
       const leaves = ids.filter((id) => id.level === 0).map((id) => id.index);
       const nodes = ids.filter((id) => id.level > 0);
@@ -142,13 +138,6 @@ export function auditPostgres(
       return new Map(
         rows.map((r) => [subtreeKey({ level: r.level, index: Number(r.idx) }), r.hash]),
       );
-    },
-    async auditLeafOf(eventId) {
-      const rows = await query<{ seq: string; hash: Buffer }>(
-        `SELECT seq, hash FROM ${t.audit_leaves} WHERE event_id = $1`,
-        [eventId],
-      );
-      return rows[0] ? { seq: Number(rows[0].seq), hash: rows[0].hash } : null;
     },
     async auditLeafPage(afterSeq, limit) {
       const rows = await query<LeafJoinRow & { headers: Array<[string, string]> | null }>(

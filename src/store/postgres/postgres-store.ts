@@ -32,7 +32,7 @@ import { listReceiptsPostgres } from "./receipts.ts";
 import { pruneRejectionsPostgres, recordRejectionPostgres } from "./rejections.ts";
 import { replayPostgres } from "./replay.ts";
 import { reportsPostgres } from "./reports.ts";
-import { eventsExpiredBeforePostgres, retentionStepPostgres } from "./retention-step.ts";
+import { retentionStepPostgres } from "./retention-step.ts";
 import { schemaNames } from "./schema-names.ts";
 import { explainStartupError, isSchemaMissing } from "./startup-errors.ts";
 
@@ -143,7 +143,6 @@ export function openPostgresStore(
     retentionStep: (input) =>
       run(() => retentionStepPostgres(pool, t, { ...input, audit: options.audit ?? true })),
     maintainPartitions: (now) => run(() => maintainPartitionsPostgres(pool, t, now)),
-    eventsExpiredBefore: () => run(() => eventsExpiredBeforePostgres(pool, t)),
     listEvents: (query) => run(() => listEventsPostgres(pool, t, query)),
     getEvent: (id) =>
       run(() => getEventPostgres(pool, t, id, (eventId) => deliveries.ofEvent(eventId))),
@@ -223,9 +222,7 @@ export function openPostgresStore(
     auditLeafPending: (leafId) => run(() => auditLeafPendingPostgres(pool, t, leafId)),
     auditSequencerLease: (holder, ttlMs) =>
       run(() => auditSequencerLeasePostgres(pool, t, holder, ttlMs)),
-    auditTree: () => run(() => audit.auditTree()),
     auditSubtrees: (ids) => run(() => audit.auditSubtrees(ids)),
-    auditLeafOf: (eventId) => run(() => audit.auditLeafOf(eventId)),
     auditLeafPage: (afterSeq, limit) => run(() => audit.auditLeafPage(afterSeq, limit)),
     auditRetentionLeaves: () => run(() => audit.auditRetentionLeaves()),
     auditUnloggedEvents: (afterId, limit) => run(() => audit.auditUnloggedEvents(afterId, limit)),

@@ -17,7 +17,7 @@ import {
   receiptLeafColumns,
   receiptLeafJoin,
 } from "../audit-rows.ts";
-import type { AuditLeafRecord, AuditTree, StoredTreeHead } from "../audit-types.ts";
+import type { AuditLeafRecord, StoredTreeHead } from "../audit-types.ts";
 import type { TransactionFinisher } from "./group-commit.ts";
 
 /**
@@ -152,17 +152,11 @@ export function prepareSaveTreeHead(db: Database.Database): (head: StoredTreeHea
  * ```
  */
 export function prepareAuditReads(db: Database.Database) {
-  const tree = db.prepare<[], { size: number; frontier: Buffer }>(
-    "SELECT size, frontier FROM audit_tree WHERE id = 1",
-  );
   const leaf = db.prepare<[number], { hash: Buffer }>(
     "SELECT hash FROM audit_leaves WHERE seq = ?",
   );
   const node = db.prepare<[number, number], { hash: Buffer }>(
     "SELECT hash FROM audit_nodes WHERE level = ? AND idx = ?",
-  );
-  const leafOf = db.prepare<[string], { seq: number; hash: Buffer }>(
-    "SELECT seq, hash FROM audit_leaves WHERE event_id = ?",
   );
   const page = db.prepare<[number, number], LeafJoinRow & { headers: string | null }>(
     `SELECT l.seq, l.event_id, l.hash, e.source, e.dedup_key, e.received_at, e.body, e.headers,
@@ -180,14 +174,7 @@ export function prepareAuditReads(db: Database.Database) {
   const retention = db.prepare<[], { seq: number; event_id: string }>(
     "SELECT seq, event_id FROM audit_leaves WHERE event_id >= 'ret_' AND event_id < 'ret`' ORDER BY seq",
   );
-  const expired = db.prepare<[], { value: string }>(
-    "SELECT value FROM retention_marks WHERE name = 'events_before'",
-  );
   return {
-    tree(): AuditTree {
-      const row = tree.get();
-      return { size: row?.size ?? 0, frontier: row?.frontier ?? Buffer.alloc(0) };
-    },
     subtrees(ids: readonly SubtreeId[]): Map<string, Buffer> {
       const out = new Map<string, Buffer>();
       for (const id of ids) {
@@ -196,7 +183,6 @@ export function prepareAuditReads(db: Database.Database) {
       }
       return out;
     },
-    leafOf: (eventId: string) => leafOf.get(eventId) ?? null,
     leafPage(afterSeq: number, limit: number): AuditLeafRecord[] {
       return page
         .all(afterSeq, limit)
@@ -209,6 +195,5 @@ export function prepareAuditReads(db: Database.Database) {
     },
     retentionLeaves: () => retention.all().map((r) => ({ seq: r.seq, eventId: r.event_id })),
     unlogged: (afterId: string, limit: number) => unlogged.all(afterId, limit).map((r) => r.id),
-    expiredBefore: () => expired.get()?.value ?? "",
   };
 }

@@ -331,9 +331,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     auditLeafPending: async () => false,
     auditSequencerLease: async () => false,
 
-    auditTree: () => read((current) => current.audit.tree()),
     auditSubtrees: (ids) => read((current) => current.audit.subtrees(ids)),
-    auditLeafOf: (eventId) => read((current) => current.audit.leafOf(eventId)),
     auditLeafPage: (afterSeq, limit) => read((current) => current.audit.leafPage(afterSeq, limit)),
     auditRetentionLeaves: () => read((current) => current.audit.retentionLeaves()),
     auditUnloggedEvents: (afterId, limit) =>
@@ -342,7 +340,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     purgePayloads: (input) => write("purgePayloads", input),
     retentionStep: (input) => write("retentionStep", { ...input, audit }),
     maintainPartitions: async () => 0,
-    eventsExpiredBefore: () => read((current) => current.audit.expiredBefore()),
     ...coreReads({
       dialect: "sqlite",
       table: (name) => name,
