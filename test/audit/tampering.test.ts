@@ -62,13 +62,12 @@ function sqliteTamperer(url: string): Tamperer {
       db.prepare(sql).all(...params) as Row[],
     audit: {
       auditLeafPage: async (afterSeq, limit) => reads.leafPage(afterSeq, limit),
-      auditUnloggedEvents: async (afterId, limit) => reads.unlogged(afterId, limit),
       auditRetentionLeaves: async () => reads.retentionLeaves(),
-      treeHeadsSignedBy: coreReads({
+      ...coreReads({
         dialect: "sqlite",
         table: (name) => name,
         rows: async <Row>(s: SqlStatement) => db.prepare(s.text).all(...s.params) as Row[],
-      }).treeHeadsSignedBy,
+      }),
     },
     close: async () => void db.close(),
   };
@@ -84,7 +83,7 @@ async function postgresTamperer(url: string): Promise<Tamperer> {
     table: (name) => t[name],
     rows: async <Row>(s: SqlStatement) => (await client.query(s.text, s.params)).rows as Row[],
   });
-  const audit = { ...auditPostgres(client, t), treeHeadsSignedBy: heads.treeHeadsSignedBy };
+  const audit = { ...auditPostgres(client, t), ...heads };
   return {
     run: async (text, params = []) => void (await client.query(sql(text), params)),
     all: async <Row>(text: string, params: unknown[] = []) =>

@@ -3,7 +3,12 @@ import type { RetentionStore } from "../retention-types.ts";
 import type { SqlDialect, SqlStatement } from "./sql-template.ts";
 
 /** The tables core's own reads name (PostgreSQL qualifies them with its schema). */
-export type CoreTable = "audit_heads" | "audit_tree" | "audit_leaves" | "retention_marks";
+export type CoreTable =
+  | "audit_heads"
+  | "audit_tree"
+  | "audit_leaves"
+  | "retention_marks"
+  | "events";
 
 /**
  * What a driver gives core to implement Store reads once: its dialect, its table names, and one
@@ -50,7 +55,8 @@ const toHead = (row: HeadRow): StoredTreeHead => ({
 
 /**
  * The Store reads implemented once, in core, over a driver's `rows` primitive: the audit log's
- * tree, its leaf of an event and its signed heads, and retention's expiry mark.
+ * tree, its leaf of an event, the events it lacks and its signed heads, and retention's expiry
+ * mark.
  *
  * @example
  * ```ts
@@ -62,7 +68,12 @@ export function coreReads(
   driver: ReadDriver,
 ): Pick<
   AuditStore,
-  "auditTree" | "auditLeafOf" | "latestTreeHead" | "treeHeadOfSize" | "treeHeadsSignedBy"
+  | "auditTree"
+  | "auditLeafOf"
+  | "auditUnloggedEvents"
+  | "latestTreeHead"
+  | "treeHeadOfSize"
+  | "treeHeadsSignedBy"
 > &
   Pick<RetentionStore, "eventsExpiredBefore"> {
   const heads = driver.table("audit_heads");
@@ -82,6 +93,15 @@ export function coreReads(
         [eventId],
       );
       return row ? { seq: Number(row.seq), hash: row.hash } : null;
+    },
+    async auditUnloggedEvents(afterId, limit) {
+      const rows = await rowsOf<{ id: string }>(
+        `SELECT e.id FROM ${driver.table("events")} e
+         WHERE e.id > ? AND NOT EXISTS (SELECT 1 FROM ${driver.table("audit_leaves")} l WHERE l.event_id = e.id)
+         ORDER BY e.id LIMIT ?`,
+        [afterId, limit],
+      );
+      return rows.map((r) => r.id);
     },
     async eventsExpiredBefore() {
       const [row] = await rowsOf<{ value: string }>(

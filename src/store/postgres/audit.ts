@@ -100,6 +100,7 @@ export function receiptLeafParts(
 type ElsewhereMethods =
   | "auditTree"
   | "auditLeafOf"
+  | "auditUnloggedEvents"
   | "latestTreeHead"
   | "treeHeadOfSize"
   | "treeHeadsSignedBy"
@@ -157,15 +158,6 @@ export function auditPostgres(
          WHERE starts_with(event_id, 'ret_') ORDER BY seq`,
       );
       return rows.map((r) => ({ seq: Number(r.seq), eventId: r.event_id }));
-    },
-    async auditUnloggedEvents(afterId, limit) {
-      const rows = await query<{ id: string }>(
-        `SELECT e.id FROM ${t.events} e
-         WHERE e.id > $1 AND NOT EXISTS (SELECT 1 FROM ${t.audit_leaves} l WHERE l.event_id = e.id)
-         ORDER BY e.id LIMIT $2`,
-        [afterId, limit],
-      );
-      return rows.map((r) => r.id);
     },
     async saveTreeHead(head) {
       await query(

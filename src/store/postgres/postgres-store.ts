@@ -225,7 +225,6 @@ export function openPostgresStore(
     auditSubtrees: (ids) => run(() => audit.auditSubtrees(ids)),
     auditLeafPage: (afterSeq, limit) => run(() => audit.auditLeafPage(afterSeq, limit)),
     auditRetentionLeaves: () => run(() => audit.auditRetentionLeaves()),
-    auditUnloggedEvents: (afterId, limit) => run(() => audit.auditUnloggedEvents(afterId, limit)),
     saveTreeHead: (head) => run(() => audit.saveTreeHead(head)),
     purgePayloads: (input) => run(() => purgePayloadsPostgres(pool, t, input)),
     ...coreReads({

@@ -166,11 +166,6 @@ export function prepareAuditReads(db: Database.Database) {
      ${receiptLeafJoin("receipts", "events", "retention_marks")}
      WHERE l.seq > ? ORDER BY l.seq LIMIT ?`,
   );
-  const unlogged = db.prepare<[string, number], { id: string }>(
-    `SELECT e.id FROM events e
-     WHERE e.id > ? AND NOT EXISTS (SELECT 1 FROM audit_leaves l WHERE l.event_id = e.id)
-     ORDER BY e.id LIMIT ?`,
-  );
   const retention = db.prepare<[], { seq: number; event_id: string }>(
     "SELECT seq, event_id FROM audit_leaves WHERE event_id >= 'ret_' AND event_id < 'ret`' ORDER BY seq",
   );
@@ -194,6 +189,5 @@ export function prepareAuditReads(db: Database.Database) {
         );
     },
     retentionLeaves: () => retention.all().map((r) => ({ seq: r.seq, eventId: r.event_id })),
-    unlogged: (afterId: string, limit: number) => unlogged.all(afterId, limit).map((r) => r.id),
   };
 }

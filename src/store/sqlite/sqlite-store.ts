@@ -334,8 +334,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     auditSubtrees: (ids) => read((current) => current.audit.subtrees(ids)),
     auditLeafPage: (afterSeq, limit) => read((current) => current.audit.leafPage(afterSeq, limit)),
     auditRetentionLeaves: () => read((current) => current.audit.retentionLeaves()),
-    auditUnloggedEvents: (afterId, limit) =>
-      read((current) => current.audit.unlogged(afterId, limit)),
     saveTreeHead: (head) => write("saveTreeHead", head),
     purgePayloads: (input) => write("purgePayloads", input),
     retentionStep: (input) => write("retentionStep", { ...input, audit }),
