@@ -21,6 +21,15 @@ export interface ReadDriver {
   rows<Row>(statement: SqlStatement): Promise<Row[]>;
 }
 
+/** The AuditStore methods core implements (drivers leave them out). */
+export type CoreAuditReads =
+  | "auditTree"
+  | "auditLeafOf"
+  | "auditUnloggedEvents"
+  | "latestTreeHead"
+  | "treeHeadOfSize"
+  | "treeHeadsSignedBy";
+
 /**
  * A statement written with `?` placeholders, as `dialect` binds them (`$1, $2, …` on
  * PostgreSQL). The text must hold no `?` other than placeholders.
@@ -66,16 +75,7 @@ const toHead = (row: HeadRow): StoredTreeHead => ({
  */
 export function coreReads(
   driver: ReadDriver,
-): Pick<
-  AuditStore,
-  | "auditTree"
-  | "auditLeafOf"
-  | "auditUnloggedEvents"
-  | "latestTreeHead"
-  | "treeHeadOfSize"
-  | "treeHeadsSignedBy"
-> &
-  Pick<RetentionStore, "eventsExpiredBefore"> {
+): Pick<AuditStore, CoreAuditReads> & Pick<RetentionStore, "eventsExpiredBefore"> {
   const heads = driver.table("audit_heads");
   const rowsOf = <Row>(text: string, params: unknown[] = []) =>
     driver.rows<Row>(bindText(driver.dialect, text, params));

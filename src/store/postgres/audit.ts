@@ -15,6 +15,7 @@ import {
   receiptLeafJoin,
 } from "../audit-rows.ts";
 import type { AuditStore } from "../audit-types.ts";
+import type { CoreAuditReads } from "../core/store-reads.ts";
 import { withRetry } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -98,12 +99,7 @@ export function receiptLeafParts(
  * its sequencing on a pool of its own transactions (audit-sequence.ts).
  */
 type ElsewhereMethods =
-  | "auditTree"
-  | "auditLeafOf"
-  | "auditUnloggedEvents"
-  | "latestTreeHead"
-  | "treeHeadOfSize"
-  | "treeHeadsSignedBy"
+  | CoreAuditReads
   | "auditSequence"
   | "auditPendingCount"
   | "auditLeafPending"
