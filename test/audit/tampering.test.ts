@@ -11,6 +11,8 @@ import { firstReceiptIdOf, retentionLeafId } from "../../src/audit/retention-rec
 import { signTreeHead } from "../../src/audit/tree-head.ts";
 import { ulidTimePrefix } from "../../src/ids.ts";
 import type { AuditStore } from "../../src/store/audit-types.ts";
+import type { SqlStatement } from "../../src/store/core/sql-template.ts";
+import { coreReads } from "../../src/store/core/store-reads.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import { auditPostgres } from "../../src/store/postgres/audit.ts";
 import { parsePostgresUrl } from "../../src/store/postgres/connection.ts";
@@ -60,9 +62,12 @@ function sqliteTamperer(url: string): Tamperer {
       db.prepare(sql).all(...params) as Row[],
     audit: {
       auditLeafPage: async (afterSeq, limit) => reads.leafPage(afterSeq, limit),
-      auditUnloggedEvents: async (afterId, limit) => reads.unlogged(afterId, limit),
       auditRetentionLeaves: async () => reads.retentionLeaves(),
-      treeHeadsSignedBy: async (at, limit) => reads.signedBy(at, limit),
+      ...coreReads({
+        dialect: "sqlite",
+        table: (name) => name,
+        rows: async <Row>(s: SqlStatement) => db.prepare(s.text).all(...s.params) as Row[],
+      }),
     },
     close: async () => void db.close(),
   };
@@ -72,7 +77,13 @@ async function postgresTamperer(url: string): Promise<Tamperer> {
   const pool = schemaPool(url, 1);
   const client: pg.PoolClient = await pool.connect();
   const { sql } = dialectOf(url);
-  const audit = auditPostgres(client, schemaNames(parsePostgresUrl(url).schema));
+  const t = schemaNames(parsePostgresUrl(url).schema);
+  const heads = coreReads({
+    dialect: "postgres",
+    table: (name) => t[name],
+    rows: async <Row>(s: SqlStatement) => (await client.query(s.text, s.params)).rows as Row[],
+  });
+  const audit = { ...auditPostgres(client, t), ...heads };
   return {
     run: async (text, params = []) => void (await client.query(sql(text), params)),
     all: async <Row>(text: string, params: unknown[] = []) =>

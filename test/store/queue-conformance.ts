@@ -274,6 +274,19 @@ export function runQueueConformance(
       ]);
     });
 
+    it("stores a failure's message and stack capped (core/failure-text.ts)", async () => {
+      const { eventId } = await accept();
+      const [d] = await claim("w1");
+      const error = { message: "m".repeat(2500), stack: "s".repeat(9000) };
+      const dead = { retryAt: null, outcome: "error", blockKey: false } as const;
+      await store.failDelivery({ ...done(d!, "w1"), error, ...dead });
+      const [delivery] = (await store.getEvent(eventId))!.deliveries;
+      expect(delivery!.lastError).toBe("m".repeat(2000));
+      expect(delivery!.attemptLog!.map((a) => [a.errorMessage, a.errorStack])).toEqual([
+        ["m".repeat(2000), "s".repeat(8000)],
+      ]);
+    });
+
     it("runs one delivery per target and ordering key at a time, in version order", async () => {
       await accept({ key: "k1", version: 3 });
       await accept({ key: "k1", version: 1 });
@@ -562,6 +575,24 @@ export function runQueueConformance(
       expect(
         await store.claimEffect({ ...base, name: "sms", claimant: "att_w", now: T0 }),
       ).toMatchObject({ state: "claimed", reclaimed: false });
+    });
+
+    it("records the held-effect alert once, with the claim that holds the effect (core/effects.ts)", async () => {
+      const { eventId } = await accept();
+      const effect = { eventId, target: "t", name: "charge", onStale: "hold" as const };
+      const occurrence = { condition: "effect-held:t:charge", kind: "effect-held", payload: {} };
+      const heldAlert = { occurrences: [occurrence], windowMs: 60_000 };
+      const claimAt = (claimant: string, now: number) =>
+        store.claimEffect({ ...effect, staleAfterMs: 100, claimant, now, heldAlert });
+      await claimAt("att_gone", T0);
+      expect(await claimAt("att_fresh", T0 + 50)).toMatchObject({ state: "busy" });
+      const held = await claimAt("att_next", T0 + 1000);
+      expect(held).toMatchObject({ state: "held", newlyHeld: true });
+      expect(await claimAt("att_again", T0 + 2000)).toMatchObject({ newlyHeld: false });
+      const alerts = await store.claimDueAlerts(T0 + 10_000, 10, 1000);
+      expect(alerts.map((a) => [a.kind, a.count, JSON.parse(a.payload).effectId])).toEqual([
+        ["effect-held", 1, held.effectId],
+      ]);
     });
 
     it("reports stuck work: expired leases, held effects, old undone events", async () => {

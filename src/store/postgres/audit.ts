@@ -14,7 +14,8 @@ import {
   receiptLeafColumns,
   receiptLeafJoin,
 } from "../audit-rows.ts";
-import type { AuditStore, StoredTreeHead } from "../audit-types.ts";
+import type { AuditStore } from "../audit-types.ts";
+import type { CoreAuditReads } from "../core/store-reads.ts";
 import { withRetry } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -93,27 +94,12 @@ export function receiptLeafParts(
   return [prefix, encodeReceiptLeaf({ seq: 0, ...fields }).subarray(seqEnd)];
 }
 
-interface HeadRow {
-  size: string;
-  root: Buffer;
-  signed_at: string;
-  public_key: string;
-  signature: Buffer;
-}
-
-const toHead = (row: HeadRow | undefined): StoredTreeHead | null =>
-  row
-    ? {
-        size: Number(row.size),
-        root: row.root,
-        signedAt: Number(row.signed_at),
-        publicKey: row.public_key,
-        signature: row.signature,
-      }
-    : null;
-
-/** AuditStore's sequencing, on a pool of its own transactions (audit-sequence.ts). */
-type SequencingMethods =
+/**
+ * AuditStore's methods implemented elsewhere: its tree-head reads in core (core/store-reads.ts),
+ * its sequencing on a pool of its own transactions (audit-sequence.ts).
+ */
+type ElsewhereMethods =
+  | CoreAuditReads
   | "auditSequence"
   | "auditPendingCount"
   | "auditLeafPending"
@@ -126,22 +112,16 @@ type SequencingMethods =
  * @example
  * ```ts
  * const audit = auditPostgres(pool, schemaNames("hookinbox"));
- * const { size } = await audit.auditTree();
+ * const page = await audit.auditLeafPage(-1, 500);
  * ```
  */
 export function auditPostgres(
   pool: pg.Pool | pg.PoolClient,
   t: SchemaNames,
-): Omit<AuditStore, SequencingMethods> {
+): Omit<AuditStore, ElsewhereMethods> {
   const query = <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
     withRetry(() => pool.query<R>(text, values)).then((r) => r.rows);
   return {
-    async auditTree() {
-      const rows = await query<{ size: string; frontier: Buffer }>(
-        `SELECT size, frontier FROM ${t.audit_tree} WHERE id = 1`,
-      );
-      return { size: Number(rows[0]?.size ?? 0), frontier: rows[0]?.frontier ?? Buffer.alloc(0) };
-    },
     async auditSubtrees(ids: readonly SubtreeId[]) {
       const leaves = ids.filter((id) => id.level === 0).map((id) => id.index);
       const nodes = ids.filter((id) => id.level > 0);
@@ -155,13 +135,6 @@ export function auditPostgres(
       return new Map(
         rows.map((r) => [subtreeKey({ level: r.level, index: Number(r.idx) }), r.hash]),
       );
-    },
-    async auditLeafOf(eventId) {
-      const rows = await query<{ seq: string; hash: Buffer }>(
-        `SELECT seq, hash FROM ${t.audit_leaves} WHERE event_id = $1`,
-        [eventId],
-      );
-      return rows[0] ? { seq: Number(rows[0].seq), hash: rows[0].hash } : null;
     },
     async auditLeafPage(afterSeq, limit) {
       const rows = await query<LeafJoinRow & { headers: Array<[string, string]> | null }>(
@@ -182,41 +155,12 @@ export function auditPostgres(
       );
       return rows.map((r) => ({ seq: Number(r.seq), eventId: r.event_id }));
     },
-    async auditUnloggedEvents(afterId, limit) {
-      const rows = await query<{ id: string }>(
-        `SELECT e.id FROM ${t.events} e
-         WHERE e.id > $1 AND NOT EXISTS (SELECT 1 FROM ${t.audit_leaves} l WHERE l.event_id = e.id)
-         ORDER BY e.id LIMIT $2`,
-        [afterId, limit],
-      );
-      return rows.map((r) => r.id);
-    },
     async saveTreeHead(head) {
       await query(
         `INSERT INTO ${t.audit_heads} (size, root, signed_at, public_key, signature)
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (size, signed_at) DO NOTHING`,
         [head.size, head.root, head.signedAt, head.publicKey, head.signature],
       );
-    },
-    async latestTreeHead() {
-      const rows = await query<HeadRow>(
-        `SELECT * FROM ${t.audit_heads} ORDER BY size DESC, signed_at DESC LIMIT 1`,
-      );
-      return toHead(rows[0]);
-    },
-    async treeHeadOfSize(size) {
-      const rows = await query<HeadRow>(
-        `SELECT * FROM ${t.audit_heads} WHERE size = $1 ORDER BY signed_at DESC LIMIT 1`,
-        [size],
-      );
-      return toHead(rows[0]);
-    },
-    async treeHeadsSignedBy(at, limit) {
-      const rows = await query<HeadRow>(
-        `SELECT * FROM ${t.audit_heads} WHERE signed_at <= $1 ORDER BY size DESC, signed_at DESC LIMIT $2`,
-        [Math.floor(at), limit],
-      );
-      return rows.map((r) => toHead(r)!);
     },
   };
 }

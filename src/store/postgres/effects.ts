@@ -1,8 +1,8 @@
 import type pg from "pg";
 import { hookinboxError } from "../../errors.ts";
 import { ulid } from "../../ids.ts";
-import { withEffectId } from "../alert-fold.ts";
 import { decideEffectClaim, effectColumns, toEffectView } from "../core/effect-claim.ts";
+import { type EffectQuery, effectHeldAlert, effectsListingSql } from "../core/effects.ts";
 import type { EffectClaim, EffectClaimInput, EffectView } from "../queue-types.ts";
 import { recordAlertsIn } from "./alert-outbox.ts";
 import { withRetry, withTransaction } from "./connection.ts";
@@ -69,13 +69,11 @@ export function effectsPostgres(pool: pg.Pool, t: SchemaNames) {
             `UPDATE ${t.effects} SET status = 'held', held_at = $2 WHERE id = $1`,
             [row.id, now],
           );
-          if (input.heldAlert) {
-            await recordAlertsIn(client, t, withEffectId(input.heldAlert, row.id), {
-              now,
-              windowMs: input.heldAlert.windowMs,
-            });
-          }
         }
+        // Whether this claim raises the held-effect alert is decided in core; recorded here, in
+        // the transaction that held the effect.
+        const alert = effectHeldAlert(claim, input);
+        if (alert) await recordAlertsIn(client, t, alert.occurrences, alert.at);
         return claim;
       });
     },
@@ -130,26 +128,10 @@ export function effectsPostgres(pool: pg.Pool, t: SchemaNames) {
       );
       return { ...toEffectView(row), status: "processing", claims: 0, claimedAt: null };
     },
-    async list(query: {
-      status?: "processing" | "done" | "held";
-      eventId?: string;
-    }): Promise<EffectView[]> {
-      const where: string[] = [];
-      const values: unknown[] = [];
-      if (query.status !== undefined) {
-        values.push(query.status);
-        where.push(`status = $${values.length}`);
-      }
-      if (query.eventId !== undefined) {
-        values.push(query.eventId);
-        where.push(`event_id = $${values.length}`);
-      }
-      const { rows } = await withRetry(() =>
-        pool.query(
-          `SELECT ${effectColumns} FROM ${t.effects} ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id LIMIT 500`,
-          values,
-        ),
-      );
+    /** The effects listing (core/effects.ts), run on the pool. */
+    async list(query: EffectQuery): Promise<EffectView[]> {
+      const { text, params } = effectsListingSql("postgres", t.effects, query);
+      const { rows } = await withRetry(() => pool.query(text, params));
       return rows.map(toEffectView);
     },
   };

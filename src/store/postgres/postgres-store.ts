@@ -1,5 +1,7 @@
 import type { Logger } from "../../log.ts";
+import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
+import { coreReads } from "../core/store-reads.ts";
 import type { Store } from "../types.ts";
 import { acceptPostgres } from "./accept.ts";
 import { alertOutboxPostgres } from "./alert-outbox.ts";
@@ -30,7 +32,7 @@ import { listReceiptsPostgres } from "./receipts.ts";
 import { pruneRejectionsPostgres, recordRejectionPostgres } from "./rejections.ts";
 import { replayPostgres } from "./replay.ts";
 import { reportsPostgres } from "./reports.ts";
-import { eventsExpiredBeforePostgres, retentionStepPostgres } from "./retention-step.ts";
+import { retentionStepPostgres } from "./retention-step.ts";
 import { schemaNames } from "./schema-names.ts";
 import { explainStartupError, isSchemaMissing } from "./startup-errors.ts";
 
@@ -141,7 +143,6 @@ export function openPostgresStore(
     retentionStep: (input) =>
       run(() => retentionStepPostgres(pool, t, { ...input, audit: options.audit ?? true })),
     maintainPartitions: (now) => run(() => maintainPartitionsPostgres(pool, t, now)),
-    eventsExpiredBefore: () => run(() => eventsExpiredBeforePostgres(pool, t)),
     listEvents: (query) => run(() => listEventsPostgres(pool, t, query)),
     getEvent: (id) =>
       run(() => getEventPostgres(pool, t, id, (eventId) => deliveries.ofEvent(eventId))),
@@ -174,7 +175,7 @@ export function openPostgresStore(
     extendLeases: (workerId, ids, until) => run(() => leases.extend(workerId, ids, until)),
     completeDelivery: (input, work) =>
       run(() => (work ? completePostgres(pool, t, input, "done", work) : completeBatch(input))),
-    failDelivery: (input) => run(() => failPostgres(pool, t, input)),
+    failDelivery: (input) => run(() => failPostgres(pool, t, withStoredError(input))),
     markStale: async (input) => {
       await run(() => completePostgres(pool, t, input, "stale"));
     },
@@ -221,17 +222,17 @@ export function openPostgresStore(
     auditLeafPending: (leafId) => run(() => auditLeafPendingPostgres(pool, t, leafId)),
     auditSequencerLease: (holder, ttlMs) =>
       run(() => auditSequencerLeasePostgres(pool, t, holder, ttlMs)),
-    auditTree: () => run(() => audit.auditTree()),
     auditSubtrees: (ids) => run(() => audit.auditSubtrees(ids)),
-    auditLeafOf: (eventId) => run(() => audit.auditLeafOf(eventId)),
     auditLeafPage: (afterSeq, limit) => run(() => audit.auditLeafPage(afterSeq, limit)),
     auditRetentionLeaves: () => run(() => audit.auditRetentionLeaves()),
-    auditUnloggedEvents: (afterId, limit) => run(() => audit.auditUnloggedEvents(afterId, limit)),
     saveTreeHead: (head) => run(() => audit.saveTreeHead(head)),
     purgePayloads: (input) => run(() => purgePayloadsPostgres(pool, t, input)),
-    latestTreeHead: () => run(() => audit.latestTreeHead()),
-    treeHeadOfSize: (size) => run(() => audit.treeHeadOfSize(size)),
-    treeHeadsSignedBy: (at, limit) => run(() => audit.treeHeadsSignedBy(at, limit)),
+    ...coreReads({
+      dialect: "postgres",
+      table: (name) => t[name],
+      rows: (statement) =>
+        run(async () => (await withRetry(() => pool.query(statement.text, statement.params))).rows),
+    }),
 
     ensureDestinations: (names) => run(() => destinations.ensureDestinations(names)),
     listDestinationStates: () => run(() => destinations.listDestinationStates()),

@@ -277,20 +277,3 @@ export function retentionStepPostgres(
     return expireRows(pool, t, { ...input, kind: input.kind });
   });
 }
-
-/**
- * Event ids below this were expired by retention.events ("" when never).
- *
- * @example
- * ```ts
- * await eventsExpiredBeforePostgres(pool, t); // "evt_01J…"
- * ```
- */
-export async function eventsExpiredBeforePostgres(pool: pg.Pool, t: SchemaNames): Promise<string> {
-  const { rows } = await withRetry(() =>
-    pool.query<{ value: string }>(
-      `SELECT value FROM ${t.retention_marks} WHERE name = 'events_before'`,
-    ),
-  );
-  return rows[0]?.value ?? "";
-}

@@ -17,7 +17,7 @@ import {
   receiptLeafColumns,
   receiptLeafJoin,
 } from "../audit-rows.ts";
-import type { AuditLeafRecord, AuditTree, StoredTreeHead } from "../audit-types.ts";
+import type { AuditLeafRecord, StoredTreeHead } from "../audit-types.ts";
 import type { TransactionFinisher } from "./group-commit.ts";
 
 /**
@@ -140,25 +140,6 @@ export function prepareSaveTreeHead(db: Database.Database): (head: StoredTreeHea
   };
 }
 
-interface HeadRow {
-  size: number;
-  root: Buffer;
-  signed_at: number;
-  public_key: string;
-  signature: Buffer;
-}
-
-const toHead = (row: HeadRow | undefined): StoredTreeHead | null =>
-  row
-    ? {
-        size: row.size,
-        root: row.root,
-        signedAt: row.signed_at,
-        publicKey: row.public_key,
-        signature: row.signature,
-      }
-    : null;
-
 /**
  * Prepares the audit log's reads on the reading connection. Subtree lookups are primary-key
  * probes (a head or proof needs O(log² n) of them); the leaf page walks the leaf primary key
@@ -171,17 +152,11 @@ const toHead = (row: HeadRow | undefined): StoredTreeHead | null =>
  * ```
  */
 export function prepareAuditReads(db: Database.Database) {
-  const tree = db.prepare<[], { size: number; frontier: Buffer }>(
-    "SELECT size, frontier FROM audit_tree WHERE id = 1",
-  );
   const leaf = db.prepare<[number], { hash: Buffer }>(
     "SELECT hash FROM audit_leaves WHERE seq = ?",
   );
   const node = db.prepare<[number, number], { hash: Buffer }>(
     "SELECT hash FROM audit_nodes WHERE level = ? AND idx = ?",
-  );
-  const leafOf = db.prepare<[string], { seq: number; hash: Buffer }>(
-    "SELECT seq, hash FROM audit_leaves WHERE event_id = ?",
   );
   const page = db.prepare<[number, number], LeafJoinRow & { headers: string | null }>(
     `SELECT l.seq, l.event_id, l.hash, e.source, e.dedup_key, e.received_at, e.body, e.headers,
@@ -191,31 +166,10 @@ export function prepareAuditReads(db: Database.Database) {
      ${receiptLeafJoin("receipts", "events", "retention_marks")}
      WHERE l.seq > ? ORDER BY l.seq LIMIT ?`,
   );
-  const unlogged = db.prepare<[string, number], { id: string }>(
-    `SELECT e.id FROM events e
-     WHERE e.id > ? AND NOT EXISTS (SELECT 1 FROM audit_leaves l WHERE l.event_id = e.id)
-     ORDER BY e.id LIMIT ?`,
-  );
   const retention = db.prepare<[], { seq: number; event_id: string }>(
     "SELECT seq, event_id FROM audit_leaves WHERE event_id >= 'ret_' AND event_id < 'ret`' ORDER BY seq",
   );
-  const expired = db.prepare<[], { value: string }>(
-    "SELECT value FROM retention_marks WHERE name = 'events_before'",
-  );
-  const latest = db.prepare<[], HeadRow>(
-    "SELECT * FROM audit_heads ORDER BY size DESC, signed_at DESC LIMIT 1",
-  );
-  const ofSize = db.prepare<[number], HeadRow>(
-    "SELECT * FROM audit_heads WHERE size = ? ORDER BY signed_at DESC LIMIT 1",
-  );
-  const signedBy = db.prepare<[number, number], HeadRow>(
-    "SELECT * FROM audit_heads WHERE signed_at <= ? ORDER BY size DESC, signed_at DESC LIMIT ?",
-  );
   return {
-    tree(): AuditTree {
-      const row = tree.get();
-      return { size: row?.size ?? 0, frontier: row?.frontier ?? Buffer.alloc(0) };
-    },
     subtrees(ids: readonly SubtreeId[]): Map<string, Buffer> {
       const out = new Map<string, Buffer>();
       for (const id of ids) {
@@ -224,7 +178,6 @@ export function prepareAuditReads(db: Database.Database) {
       }
       return out;
     },
-    leafOf: (eventId: string) => leafOf.get(eventId) ?? null,
     leafPage(afterSeq: number, limit: number): AuditLeafRecord[] {
       return page
         .all(afterSeq, limit)
@@ -236,11 +189,5 @@ export function prepareAuditReads(db: Database.Database) {
         );
     },
     retentionLeaves: () => retention.all().map((r) => ({ seq: r.seq, eventId: r.event_id })),
-    unlogged: (afterId: string, limit: number) => unlogged.all(afterId, limit).map((r) => r.id),
-    expiredBefore: () => expired.get()?.value ?? "",
-    latest: () => toHead(latest.get()),
-    ofSize: (size: number) => toHead(ofSize.get(size)),
-    signedBy: (at: number, limit: number) =>
-      signedBy.all(Math.floor(at), limit).map((r) => toHead(r)!),
   };
 }

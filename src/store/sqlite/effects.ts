@@ -7,6 +7,7 @@ import {
   effectColumns,
   toEffectView,
 } from "../core/effect-claim.ts";
+import { type EffectQuery, effectsListingSql } from "../core/effects.ts";
 import type { EffectClaim, EffectClaimInput, EffectView } from "../queue-types.ts";
 
 // The UNIQUE (event_id, target, name) constraint decides who claims first.
@@ -116,12 +117,10 @@ export function prepareEffects(db: Database.Database) {
       // Released: the row is gone and the next try claims the effect afresh.
       return { ...toEffectView(row), status: "processing", claims: 0, claimedAt: null };
     },
-    list(query: { status?: "processing" | "done" | "held"; eventId?: string }): EffectView[] {
-      const where: string[] = [];
-      if (query.status !== undefined) where.push("status = @status");
-      if (query.eventId !== undefined) where.push("event_id = @eventId");
-      const sql = `SELECT ${effectColumns} FROM effects ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id LIMIT 500`;
-      return (db.prepare(sql).all({ ...query }) as EffectRow[]).map(toEffectView);
+    /** The effects listing (core/effects.ts), run on this connection. */
+    list(query: EffectQuery): EffectView[] {
+      const { text, params } = effectsListingSql("sqlite", "effects", query);
+      return (db.prepare(text).all(...params) as EffectRow[]).map(toEffectView);
     },
   };
 }

@@ -1,7 +1,10 @@
 import type Database from "better-sqlite3";
 import { HookinboxError, hookinboxError } from "../../errors.ts";
+import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
 import { replayInBatches } from "../core/replay.ts";
+import type { SqlStatement } from "../core/sql-template.ts";
+import { coreReads } from "../core/store-reads.ts";
 import type { CompleteInput, TransactionClient } from "../queue-types.ts";
 import type {
   AcceptInput,
@@ -198,6 +201,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         dashboard: prepareDashboardReads(db),
         destinations: prepareDestinationReads(db),
         audit: prepareAuditReads(db),
+        rows: prepareRows(db),
         nextDue: db.prepare<[], { at: number | null }>(
           "SELECT min(run_at) AS at FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending'",
         ),
@@ -327,21 +331,18 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     auditLeafPending: async () => false,
     auditSequencerLease: async () => false,
 
-    auditTree: () => read((current) => current.audit.tree()),
     auditSubtrees: (ids) => read((current) => current.audit.subtrees(ids)),
-    auditLeafOf: (eventId) => read((current) => current.audit.leafOf(eventId)),
     auditLeafPage: (afterSeq, limit) => read((current) => current.audit.leafPage(afterSeq, limit)),
     auditRetentionLeaves: () => read((current) => current.audit.retentionLeaves()),
-    auditUnloggedEvents: (afterId, limit) =>
-      read((current) => current.audit.unlogged(afterId, limit)),
     saveTreeHead: (head) => write("saveTreeHead", head),
     purgePayloads: (input) => write("purgePayloads", input),
     retentionStep: (input) => write("retentionStep", { ...input, audit }),
     maintainPartitions: async () => 0,
-    eventsExpiredBefore: () => read((current) => current.audit.expiredBefore()),
-    latestTreeHead: () => read((current) => current.audit.latest()),
-    treeHeadOfSize: (size) => read((current) => current.audit.ofSize(size)),
-    treeHeadsSignedBy: (at, limit) => read((current) => current.audit.signedBy(at, limit)),
+    ...coreReads({
+      dialect: "sqlite",
+      table: (name) => name,
+      rows: (statement) => read((current) => current.rows(statement)),
+    }),
 
     // ---- processing (src/store/queue-types.ts) ----
 
@@ -358,7 +359,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return mapErrors(w.exclusive(input, asHandlerWork(work)));
     },
 
-    failDelivery: (input) => write("fail", input),
+    failDelivery: (input) => write("fail", withStoredError(input)),
 
     async markStale(input) {
       await write("complete", input, "stale");
@@ -559,9 +560,26 @@ interface ReadOperations {
   dashboard: ReturnType<typeof prepareDashboardReads>;
   destinations: ReturnType<typeof prepareDestinationReads>;
   audit: ReturnType<typeof prepareAuditReads>;
+  rows: ReturnType<typeof prepareRows>;
   nextDue: Database.Statement<[], { at: number | null }>;
   countDue: Database.Statement<[number], { n: number }>;
   countDueOf: Database.Statement<[string, number], { n: number }>;
+}
+
+/**
+ * The read primitive core's Store reads run on (core/store-reads.ts): a statement, prepared once
+ * per text on the reading connection, and its rows.
+ */
+function prepareRows(db: Database.Database) {
+  const prepared = new Map<string, Database.Statement>();
+  return <Row>(statement: SqlStatement): Row[] => {
+    let query = prepared.get(statement.text);
+    if (!query) {
+      query = db.prepare(statement.text);
+      prepared.set(statement.text, query);
+    }
+    return query.all(...statement.params) as Row[];
+  };
 }
 
 /**

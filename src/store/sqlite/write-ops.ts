@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
-import { withEffectId } from "../alert-fold.ts";
 import type { AlertRecord } from "../alert-types.ts";
+import { effectHeldAlert } from "../core/effects.ts";
 import type { ReplayPair } from "../core/replay.ts";
 import type { DestinationState } from "../forward-types.ts";
 import type { CompleteInput, EffectClaimInput, FailInput } from "../queue-types.ts";
@@ -97,12 +97,8 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
     /** Claims an effect and, when this claim holds it, records its alert in the same transaction. */
     claimEffect(input: EffectClaimInput) {
       const claim = effects.claim(input);
-      if (claim.state === "held" && claim.newlyHeld && input.heldAlert) {
-        outbox.record(withEffectId(input.heldAlert, claim.effectId), {
-          now: input.now,
-          windowMs: input.heldAlert.windowMs,
-        });
-      }
+      const alert = effectHeldAlert(claim, input); // decided in core, recorded here
+      if (alert) outbox.record(alert.occurrences, alert.at);
       return claim;
     },
     completeEffect: (effectId: string, claimant: string, result: unknown, at: number) =>

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { ulid } from "../../../ids.ts";
+import { aheadOnKeySql } from "../../core/queue-rules.ts";
 import type { ClaimedDelivery, ClaimInput } from "../../queue-types.ts";
 import { keepsPrepared, withClient, withRetry } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
@@ -36,10 +37,7 @@ const leaseSql = (t: SchemaNames) => `
   ), judged AS (
     SELECT c.id, c.pos, c.ordering_key IS NOT NULL AND EXISTS (
              SELECT 1 FROM ${t.deliveries} o
-             WHERE o.target = c.target AND o.ordering_key = c.ordering_key AND o.id <> c.id
-               AND (o.status IN ('pending', 'blocked', 'running') OR o.blocks_key)
-               AND (o.status = 'running' OR o.blocks_key OR o.order_version < c.order_version
-                    OR (o.order_version = c.order_version AND o.id < c.id))) AS behind
+             WHERE ${aheadOnKeySql("postgres", "o", { target: "c.target", orderingKey: "c.ordering_key", id: "c.id", orderVersion: "c.order_version" })}) AS behind
     FROM cand c
   ), chosen AS (
     SELECT j.id, row_number() OVER (ORDER BY j.pos) AS n

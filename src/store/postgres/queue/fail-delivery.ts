@@ -12,9 +12,6 @@ import { endAttempts, endingInputsSql, endingKey, endingValues } from "./end-att
 import { wakeNextHeadSql } from "./key-locks.ts";
 import { refreshEventsSql } from "./refresh-event.ts";
 
-const maxMessage = 2000;
-const maxStack = 8000;
-
 /**
  * A retry: each of the deliveries `$1`…`$4` (endingInputsSql) whose lease the caller still holds
  * is pending again at `$9`, its attempt ends as `$6`. Its key keeps it as head (nothing wakes)
@@ -82,9 +79,9 @@ export async function failPostgres(
   const dead = input.retryAt === null;
   const values = [
     ...endingValues([input]),
-    input.error.message.slice(0, maxMessage),
+    input.error.message, // capped by the store (core/failure-text.ts)
     input.outcome,
-    input.error.stack?.slice(0, maxStack) ?? null,
+    input.error.stack ?? null,
     input.blockKey,
     input.retryAt === null ? null : Math.floor(input.retryAt),
     input.circuitWait === true,

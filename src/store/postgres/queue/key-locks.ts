@@ -35,6 +35,7 @@
 // The lock id is the same hash migration 002's functions used (hookinbox_key_lock_id), so the
 // protocol did not change when the SQL moved from PL/pgSQL into these modules.
 
+import { inKeyQueueSql } from "../../core/queue-rules.ts";
 import type { SchemaNames } from "../schema-names.ts";
 
 /**
@@ -84,6 +85,6 @@ export function wakeNextHeadSql(
      WHERE w.status = 'blocked' AND w.id = (
        SELECT h.id FROM ${t.deliveries} h
        WHERE h.target = ${at.target} AND h.ordering_key = ${at.key} AND h.id <> ${at.endingId}
-         AND (h.status IN ('pending', 'blocked', 'running') OR h.blocks_key)
+         AND ${inKeyQueueSql("postgres", "h")}
        ORDER BY h.order_version, h.id LIMIT 1)`;
 }

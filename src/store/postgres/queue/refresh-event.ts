@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { eventStatusSql, openStatusesSql } from "../../core/queue-rules.ts";
 import { withClient, withRetry } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
 import { inlineSql, queryStatements } from "../simple-query.ts";
@@ -33,19 +34,12 @@ export function refreshEventsSql(
     changed
       ? `(CASE WHEN ${alias}.id = ANY(${changed.ids}) THEN ${changed.status} ELSE ${alias}.status END)`
       : `${alias}.status`;
-  // OFFSET 0 keeps each EXISTS a probe of the event's own deliveries (deliveries_event). Without
-  // it PostgreSQL may plan a hashed subplan instead, which reads every unfinished delivery of the
-  // table once per statement; it does when its statistics say the table is small (never analyzed,
-  // as where autovacuum is off): a soak's completions then scanned a 100,000-row backlog each.
-  const next = `CASE
-      WHEN EXISTS (SELECT 1 FROM ${t.deliveries} o WHERE o.event_id = ev.id
-                   AND ${status("o")} IN ('pending', 'blocked', 'running') OFFSET 0) THEN 'pending'
-      WHEN EXISTS (SELECT 1 FROM ${t.deliveries} d WHERE d.event_id = ev.id AND ${status("d")} = 'dead'
-                   AND NOT EXISTS (SELECT 1 FROM ${t.deliveries} r WHERE r.event_id = d.event_id
-                                   AND r.target = d.target AND r.id > d.id
-                                   AND ${status("r")} IN ('done', 'stale') OFFSET 0)
-                   OFFSET 0) THEN 'dead'
-      ELSE 'done' END`;
+  // The rule itself is core's (core/queue-rules.ts). Its OFFSET 0 keeps each EXISTS a probe of
+  // the event's own deliveries (deliveries_event). Without it PostgreSQL may plan a hashed subplan
+  // instead, which reads every unfinished delivery of the table once per statement; it does when
+  // its statistics say the table is small (never analyzed, as where autovacuum is off): a soak's
+  // completions then scanned a 100,000-row backlog each.
+  const next = eventStatusSql("postgres", { deliveries: t.deliveries, event: "ev.id", status });
   // Only a status that changes is written: an unchanged event row is not rewritten (status is
   // indexed, so each rewrite is a new row version and new index entries, never a HOT update).
   return `UPDATE ${t.events} ev SET status = ${next}
@@ -68,7 +62,7 @@ export function refreshEventsSql(
  */
 export function openSiblingsSql(t: SchemaNames, alias: string): string {
   return `EXISTS (SELECT 1 FROM ${t.deliveries} o WHERE o.event_id = ${alias}.event_id
-            AND o.status IN ('pending', 'blocked', 'running')
+            AND o.status IN ${openStatusesSql}
             AND NOT EXISTS (SELECT 1 FROM ending x WHERE x.id = o.id) OFFSET 0)`;
 }
 

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { inKeyQueueSql } from "../../core/queue-rules.ts";
 import { retryFallback } from "../../core/retry.ts";
 import type { DeliveryView } from "../../queue-types.ts";
 import { withRetry } from "../connection.ts";
@@ -54,7 +55,7 @@ export async function retryPostgres(
     pool.query(
       `SELECT h.id FROM ${t.deliveries} d JOIN ${t.deliveries} h
          ON h.target = d.target AND h.ordering_key = d.ordering_key
-        AND (h.status IN ('pending', 'blocked', 'running') OR h.blocks_key)
+        AND ${inKeyQueueSql("postgres", "h")}
        WHERE d.id = $1 AND d.status = 'blocked'
        ORDER BY h.order_version, h.id LIMIT 1`,
       [id],

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { ulid } from "../../../ids.ts";
+import { aheadOnKeySql } from "../../core/queue-rules.ts";
 import type { ClaimedDelivery, ClaimInput } from "../../queue-types.ts";
-import { inKeyQueue } from "./key-queue.ts";
 
 // Due pending deliveries in due order, a page at a time. INDEXED BY pins the partial due index:
 // without statistics the planner preferred (status, id) plus a sort of every pending row.
@@ -22,9 +22,7 @@ const candidatesOfSql = `
 // (served by deliveries_key_queue)
 const aheadSql = `
   SELECT 1 FROM deliveries
-  WHERE target = @target AND ordering_key = @orderingKey AND ${inKeyQueue} AND id <> @id
-    AND (status = 'running' OR blocks_key = 1 OR order_version < @orderVersion
-         OR (order_version = @orderVersion AND id < @id))
+  WHERE ${aheadOnKeySql("sqlite", "", { target: "@target", orderingKey: "@orderingKey", id: "@id", orderVersion: "@orderVersion" })}
   LIMIT 1`;
 
 const blockSql = "UPDATE deliveries SET status = 'blocked', updated_at = @now WHERE id = @id";

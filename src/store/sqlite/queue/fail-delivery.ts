@@ -14,10 +14,6 @@ const deadSql = `
       blocks_key = @blocksKey, completed_at = @now, updated_at = @now
   WHERE id = @deliveryId`;
 
-/** Error messages are capped so that a huge message cannot bloat every listing. */
-const maxMessage = 2000;
-const maxStack = 8000;
-
 /**
  * Prepares the end of a failed attempt: a retry at `retryAt` (the delivery stays the head of its
  * key, so the key waits for it; `circuitWait` marks it for its destination's closing circuit),
@@ -37,8 +33,9 @@ export function prepareFailDelivery(db: Database.Database): (input: FailInput) =
   return (input) => {
     const owned = finish.guard(input);
     const now = Math.floor(input.now);
-    const message = input.error.message.slice(0, maxMessage);
-    const error = { message, stack: input.error.stack?.slice(0, maxStack) ?? null };
+    // Capped by the store before it gets here (core/failure-text.ts).
+    const error = input.error;
+    const message = error.message;
     if (input.retryAt !== null) {
       retry.run({
         deliveryId: input.deliveryId,

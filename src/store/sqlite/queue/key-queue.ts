@@ -1,7 +1,9 @@
 import type Database from "better-sqlite3";
+import { eventStatusSql, inKeyQueueSql } from "../../core/queue-rules.ts";
 
-// The predicate of the deliveries_key_queue partial index, repeated verbatim so SQLite can use it.
-export const inKeyQueue = "(status IN ('pending', 'blocked', 'running') OR blocks_key = 1)";
+// The predicate of the deliveries_key_queue partial index, written out verbatim by core so SQLite
+// can use the index.
+const inKeyQueue = inKeyQueueSql("sqlite", "");
 
 const headSql = `
   SELECT id, status FROM deliveries
@@ -16,12 +18,7 @@ const unblockSql =
 // status changes: an event with several deliveries stays pending through most of their ends.
 const refreshEventSql = `
   UPDATE events SET status = next.status
-  FROM (SELECT CASE
-    WHEN EXISTS (SELECT 1 FROM deliveries WHERE event_id = @eventId AND status IN ('pending', 'blocked', 'running')) THEN 'pending'
-    WHEN EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = @eventId AND d.status = 'dead'
-                 AND NOT EXISTS (SELECT 1 FROM deliveries r WHERE r.event_id = d.event_id AND r.target = d.target
-                                 AND r.id > d.id AND r.status IN ('done', 'stale'))) THEN 'dead'
-    ELSE 'done' END AS status) AS next
+  FROM (SELECT ${eventStatusSql("sqlite", { deliveries: "deliveries", event: "@eventId" })} AS status) AS next
   WHERE events.id = @eventId AND events.status <> next.status`;
 
 /**

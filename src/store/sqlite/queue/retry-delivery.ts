@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { inKeyQueueSql } from "../../core/queue-rules.ts";
 import { retryFallback } from "../../core/retry.ts";
 import { prepareFollowUps } from "./key-queue.ts";
 
@@ -19,7 +20,7 @@ const retrySql = `
 const keyHeadSql = `
   SELECT h.id AS id FROM deliveries d JOIN deliveries h
     ON h.target = d.target AND h.ordering_key = d.ordering_key
-   AND (h.status IN ('pending', 'blocked', 'running') OR h.blocks_key = 1)
+   AND ${inKeyQueueSql("sqlite", "h")}
   WHERE d.id = ? AND d.status = 'blocked'
   ORDER BY h.order_version, h.id LIMIT 1`;
 
