@@ -3,7 +3,7 @@ import type { AlertOccurrence } from "../alert-types.ts";
 import type { EffectClaim, EffectClaimInput } from "../queue-types.ts";
 import { effectColumns } from "./effect-claim.ts";
 import { renderWhere, type WhereTerm } from "./filters.ts";
-import type { SqlDialect, SqlStatement } from "./sql-template.ts";
+import { placeholder, type SqlDialect, type SqlStatement } from "./sql-template.ts";
 
 /** What `listEffects` filters on. */
 export interface EffectQuery {
@@ -33,7 +33,7 @@ export function effectsListingSql(
   const terms: WhereTerm[] = [];
   if (query.status !== undefined) terms.push({ sql: "status = ?", values: [query.status] });
   if (query.eventId !== undefined) terms.push({ sql: "event_id = ?", values: [query.eventId] });
-  const { where, values } = renderWhere(terms, (n) => (dialect === "postgres" ? `$${n}` : "?"));
+  const { where, values } = renderWhere(terms, (n) => placeholder(dialect, n));
   return {
     text: `SELECT ${effectColumns} FROM ${table} ${where} ORDER BY id LIMIT ${effectsListingLimit}`,
     params: values,

@@ -57,6 +57,20 @@ function bindValue(dialect: SqlDialect, value: unknown, where: string): unknown 
 }
 
 /**
+ * The `n`-th (1-based) bound value's placeholder as `dialect` writes it: `$n` on PostgreSQL,
+ * `?` on SQLite.
+ *
+ * @example
+ * ```ts
+ * placeholder("postgres", 2); // "$2"
+ * placeholder("sqlite", 2); // "?"
+ * ```
+ */
+export function placeholder(dialect: SqlDialect, n: number): string {
+  return dialect === "postgres" ? `$${n}` : "?";
+}
+
+/**
  * Writes a tagged template out for a store: each `${value}` becomes a placeholder (`$1, $2, …`
  * on PostgreSQL, `?` on SQLite) and a parameter converted for that store's driver (on SQLite a
  * boolean binds as 1/0, a Date as its ISO string, a Uint8Array as a Buffer). Refuses `undefined`
@@ -82,7 +96,7 @@ export function sqlStatement(
   }
   let text = strings[0]!;
   const params = values.map((value, index) => {
-    text += `${dialect === "postgres" ? `$${index + 1}` : "?"}${strings[index + 1]}`;
+    text += `${placeholder(dialect, index + 1)}${strings[index + 1]}`;
     return bindValue(dialect, value, `parameter ${index + 1} of ${values.length}`);
   });
   return { text, params };

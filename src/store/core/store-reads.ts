@@ -1,6 +1,6 @@
 import type { AuditStore, StoredTreeHead } from "../audit-types.ts";
 import type { RetentionStore } from "../retention-types.ts";
-import type { SqlDialect, SqlStatement } from "./sql-template.ts";
+import { placeholder, type SqlDialect, type SqlStatement } from "./sql-template.ts";
 
 /** The tables core's own reads name (PostgreSQL qualifies them with its schema). */
 export type CoreTable =
@@ -40,9 +40,8 @@ export type CoreAuditReads =
  * ```
  */
 export function bindText(dialect: SqlDialect, text: string, params: unknown[]): SqlStatement {
-  if (dialect === "sqlite") return { text, params };
   let n = 0;
-  return { text: text.replace(/\?/g, () => `$${++n}`), params };
+  return { text: text.replace(/\?/g, () => placeholder(dialect, ++n)), params };
 }
 
 /** An audit_heads row: PostgreSQL returns its bigint columns as text. */
