@@ -339,6 +339,15 @@ const registry = {
     status: 502,
     message: "The destination could not be reached (DNS, connect or reset)",
   },
+  HOOKINBOX_BUS_UNREACHABLE: {
+    status: 502,
+    message: "The queue destination's broker could not be reached (connect, handshake or timeout)",
+  },
+  HOOKINBOX_BUS_PUBLISH_FAILED: {
+    status: 502,
+    message:
+      "The queue destination's broker did not confirm the message (nack, error or closed channel)",
+  },
   HOOKINBOX_FORWARD_REDIRECT: {
     status: 502,
     message: "The destination answered with a redirect, which is never followed",

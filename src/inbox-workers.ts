@@ -1,6 +1,7 @@
 import type { InboxMetrics } from "./admin/metrics.ts";
 import type { ResolvedConfig } from "./config/index.ts";
 import type { Resolver } from "./forward/address-guard.ts";
+import { closeBusPublishers, openBusPublishers } from "./forward/bus/open-bus.ts";
 import { createForwarder } from "./forward/forwarder.ts";
 import type { Logger } from "./log.ts";
 import { leasePlan } from "./queue/leases.ts";
@@ -54,6 +55,8 @@ export function inboxWorkers(options: InboxWorkersOptions): InboxWorkers {
   const { store, config, logger, now, metrics, random, resolver } = options;
   const workers = new Set<Worker>();
   const leaseWarning = { warned: false };
+  // One connection per queue destination for the whole process, opened on first publish.
+  const publishers = openBusPublishers(config.destinations, logger);
   const destinationLeases = Object.fromEntries(
     [...config.destinations.values()].map((d) => [d.name, d.leaseMs]),
   );
@@ -87,6 +90,7 @@ export function inboxWorkers(options: InboxWorkersOptions): InboxWorkers {
                 alerts: config.alerts,
                 now,
                 random: random ?? Math.random,
+                publishers,
                 ...(resolver ? { resolver } : {}),
               }),
           }
@@ -126,6 +130,7 @@ export function inboxWorkers(options: InboxWorkersOptions): InboxWorkers {
     },
     async stop() {
       await Promise.all([...workers].map((w) => w.stop(config.worker.shutdownTimeoutMs)));
+      await closeBusPublishers(publishers);
     },
   };
 }

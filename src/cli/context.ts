@@ -163,5 +163,9 @@ export async function loadDestinations(
 ): Promise<ConfiguredDestination[]> {
   const schema = z.record(destinationName, destinationSchema).optional();
   const destinations = await loadConfigSection(ctx, configPath, "destinations", schema);
-  return Object.entries(destinations ?? {}).map(([name, d]) => ({ name, url: d.url }));
+  return Object.entries(destinations ?? {}).map(([name, d]) => ({
+    name,
+    type: d.type ?? "http",
+    url: d.url,
+  }));
 }

@@ -16,6 +16,7 @@ function statusRow(d: DestinationStatus): string[] {
   const circuit = d.failures > 0 ? `${d.circuit} (${d.failures} down in a row)` : d.circuit;
   return [
     d.name,
+    d.type,
     d.url,
     d.state,
     circuit,
@@ -26,7 +27,17 @@ function statusRow(d: DestinationStatus): string[] {
   ];
 }
 
-const statusHeader = ["NAME", "URL", "STATE", "CIRCUIT", "IN FLIGHT", "PENDING", "DEAD", "REASON"];
+const statusHeader = [
+  "NAME",
+  "TYPE",
+  "URL",
+  "STATE",
+  "CIRCUIT",
+  "IN FLIGHT",
+  "PENDING",
+  "DEAD",
+  "REASON",
+];
 
 /**
  * `hookinbox destinations list|pause|resume|enable|deliveries`, on the store directly (the

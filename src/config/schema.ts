@@ -78,11 +78,8 @@ const positiveDuration = duration.refine((v) => (parseDuration(v) ?? 0) > 0, {
 
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
-/** One destination URL events are forwarded to (see docs/forwarding.md). */
-export const destinationSchema = z.strictObject({
-  url: publicUrl,
-  /** Standard Webhooks secret(s) (`whsec_…`); with several active, every one signs (rotation). */
-  secret: z.union([secretSchema, z.array(secretSchema).min(1)]),
+/** How deliveries to any destination run: flow control, retries, dead letters, the breaker. */
+const deliveryFields = {
   timeout: duration.optional(),
   /** Attempts in flight at once, across every process sharing the store. */
   concurrency: z.number().int().min(1).max(1000).optional(),
@@ -93,12 +90,6 @@ export const destinationSchema = z.strictObject({
       z.strictObject({ max: z.number().int().min(1), per: duration }),
     ])
     .optional(),
-  /** Extra headers sent with every request (e.g. an Authorization the app expects). */
-  headers: z.record(headerName, z.string()).optional(),
-  /** More original request headers to forward, beyond the documented allowlist. */
-  forwardHeaders: z.array(headerName).optional(),
-  /** Allows loopback, private, link-local, CGNAT and metadata addresses (off by default: SSRF). */
-  allowPrivateNetworks: z.boolean().optional(),
   retry: retrySchema.optional(),
   onDeadLetter: z.enum(["block", "continue"]).optional(),
   /**
@@ -137,7 +128,82 @@ export const destinationSchema = z.strictObject({
         }),
     ])
     .optional(),
+};
+
+/** One destination URL events are forwarded to (see docs/forwarding.md). */
+export const httpDestinationSchema = z.strictObject({
+  /** HTTP is the default: `type` may be left out. */
+  type: z.literal("http").optional(),
+  url: publicUrl,
+  /** Standard Webhooks secret(s) (`whsec_…`); with several active, every one signs (rotation). */
+  secret: z.union([secretSchema, z.array(secretSchema).min(1)]),
+  /** Extra headers sent with every request (e.g. an Authorization the app expects). */
+  headers: z.record(headerName, z.string()).optional(),
+  /** More original request headers to forward, beyond the documented allowlist. */
+  forwardHeaders: z.array(headerName).optional(),
+  /** Allows loopback, private, link-local, CGNAT and metadata addresses (off by default: SSRF). */
+  allowPrivateNetworks: z.boolean().optional(),
+  ...deliveryFields,
 });
+
+/** A broker URL of one of `schemes`, written out or read from the environment (`{ env }`). */
+function brokerUrl(schemes: readonly string[]) {
+  const shown = schemes.map((s) => `${s}//`).join(" or ");
+  return z.union([
+    z.string().refine((v) => URL.canParse(v) && schemes.includes(new URL(v).protocol), {
+      message: `expected a ${shown} URL`,
+    }),
+    z.strictObject({ env: z.string().min(1) }),
+  ]);
+}
+
+/** A name template over `{source}` and `{type}` (no other braces). */
+const busTemplate = z.string().regex(/^([^{}]|\{source\}|\{type\})+$/, {
+  message: "expected text with {source} and {type} placeholders only",
+});
+
+/** A RabbitMQ destination: persistent messages to an exchange, confirmed by the broker. */
+const amqpDestinationSchema = z.strictObject({
+  type: z.literal("amqp"),
+  url: brokerUrl(["amqp:", "amqps:"]),
+  /** An existing exchange ("" for the default exchange, which routes by queue name). */
+  exchange: z.string(),
+  /** The routing key (default "{source}.{type}"). */
+  routingKey: busTemplate.optional(),
+  ...deliveryFields,
+});
+
+/** A NATS JetStream destination: published to a subject a stream captures, acknowledged by it. */
+const natsDestinationSchema = z.strictObject({
+  type: z.literal("nats"),
+  url: brokerUrl(["nats:", "tls:"]),
+  /** The subject (default "hookinbox.{source}.{type}"). */
+  subject: busTemplate.optional(),
+  ...deliveryFields,
+});
+
+/** A Redis Streams destination: XADD to a stream, capped by `maxLen`. */
+const redisDestinationSchema = z.strictObject({
+  type: z.literal("redis"),
+  url: brokerUrl(["redis:", "rediss:"]),
+  /** The stream key (default "hookinbox:{source}"). */
+  stream: busTemplate.optional(),
+  /** Trims the stream to about (`approximate`, the default) or exactly `count` entries. */
+  maxLen: z
+    .strictObject({ count: z.number().int().min(1), approximate: z.boolean().optional() })
+    .optional(),
+  ...deliveryFields,
+});
+
+/** One destination: an HTTP URL (the default) or a queue (`type` "amqp", "nats" or "redis"). */
+export const destinationSchema = z.discriminatedUnion(
+  "type",
+  [httpDestinationSchema, amqpDestinationSchema, natsDestinationSchema, redisDestinationSchema],
+  {
+    error: () =>
+      'unknown destination type; expected "http" (the default), "amqp", "nats" or "redis"',
+  },
+);
 
 const jsonPathKey = z.string().regex(/^\$(\.[^.[\]]+|\[\d+\])+$/, {
   message: 'expected a JSON path like "$.data.object.livemode"',

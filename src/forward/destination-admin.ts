@@ -6,7 +6,10 @@ import { type CircuitPhase, circuitPhase } from "./circuit-policy.ts";
 /** A configured destination as the admin API and CLI know it (no secrets). */
 export interface ConfiguredDestination {
   readonly name: string;
-  readonly url: string | URL;
+  /** `http` (the default when left out), `amqp`, `nats` or `redis`. */
+  readonly type?: string | undefined;
+  /** The URL, or the environment variable a queue destination's broker URL is read from. */
+  readonly url: string | URL | { readonly env: string };
 }
 
 /**
@@ -18,6 +21,8 @@ export type CircuitState = CircuitPhase;
 /** One destination's state and queue, for `GET /api/destinations` and `hookinbox destinations list`. */
 export interface DestinationStatus {
   readonly name: string;
+  /** `http`, or the broker of a queue destination: `amqp`, `nats`, `redis`. */
+  readonly type: string;
   /** Scheme, host and path only: credentials and the query string are left out. */
   readonly url: string;
   /** `active`, `paused` (an operator), or `disabled` (the destination answered 410 Gone). */
@@ -38,7 +43,7 @@ export interface DestinationStatus {
 }
 
 /**
- * Names and URLs of resolved destinations (secrets stay out).
+ * Names, types and URLs of resolved destinations (secrets stay out).
  *
  * @example
  * ```ts
@@ -48,12 +53,17 @@ export interface DestinationStatus {
 export function configuredDestinations(
   destinations: ReadonlyMap<string, ConfiguredDestination>,
 ): ConfiguredDestination[] {
-  return [...destinations.values()].map((d) => ({ name: d.name, url: d.url }));
+  return [...destinations.values()].map((d) => ({
+    name: d.name,
+    type: d.type ?? "http",
+    url: d.url,
+  }));
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-function shownUrl(url: string | URL): string {
+function shownUrl(url: ConfiguredDestination["url"]): string {
+  if (typeof url === "object" && "env" in url) return `$${url.env}`;
   const parsed = new URL(String(url));
   return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
 }
@@ -87,6 +97,7 @@ export async function destinationStatuses(
         .reduce((sum, g) => sum + g.count, 0);
     return {
       name: destination.name,
+      type: destination.type ?? "http",
       url: shownUrl(destination.url),
       state: row?.state ?? "active",
       reason: row?.reason ?? null,

@@ -5,6 +5,7 @@ import type { DestinationStateRow } from "../store/forward-types.ts";
 import type { ClaimedDelivery } from "../store/queue-types.ts";
 import type { Store } from "../store/types.ts";
 import { type Resolver, systemResolver } from "./address-guard.ts";
+import type { BusPublisher } from "./bus/types.ts";
 import {
   addCall,
   afterTrial,
@@ -60,10 +61,13 @@ export interface ForwarderOptions {
   readonly random: () => number;
   /** Host name resolution for destinations (tests pass their own; the guard checks its answers). */
   readonly resolver?: Resolver;
+  /** The process's publishers of queue destinations, by name (bus/open-bus.ts; closed by their owner). */
+  readonly publishers?: ReadonlyMap<string, BusPublisher>;
 }
 
 /**
- * Creates the forwarder: one keep-alive client per destination, the gate, and the runner.
+ * Creates the forwarder: one keep-alive client per HTTP destination (queue destinations use the
+ * process's `publishers`), the gate, and the runner.
  *
  * @example
  * ```ts
@@ -77,6 +81,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const resolver = options.resolver ?? systemResolver;
   const clients = new Map<string, DestinationClient>();
   for (const destination of destinations.values()) {
+    if (destination.bus) continue;
     clients.set(
       destination.name,
       openDestinationClient(destination.url, {
@@ -86,6 +91,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       }),
     );
   }
+  const publisherOf = (name: string): BusPublisher => {
+    const publisher = options.publishers?.get(name);
+    if (!publisher) throw new Error(`no publisher for queue destination ${name}`);
+    return publisher;
+  };
   const leases = Object.fromEntries([...destinations.values()].map((d) => [d.name, d.leaseMs]));
   // The last state read or written per destination: the gate reads the circuit's phase from it.
   const lastState = new Map<string, DestinationStateRow>();
@@ -368,7 +378,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       const { outcome, call } = await runForward(
         context,
         destination,
-        clients.get(destination.name)!,
+        clients.get(destination.name) ?? publisherOf(destination.name),
         delivery,
         signal,
         hear,

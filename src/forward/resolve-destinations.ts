@@ -4,12 +4,19 @@ import { parseDuration } from "../config/units.ts";
 import { hookinboxError } from "../errors.ts";
 import type { RetryPolicy } from "../handlers/routes.ts";
 import { standardWebhooksKey } from "../providers/standard-webhooks.ts";
+import { isBusInput, resolveBus } from "./bus/resolve-bus.ts";
+import type { BusSettings } from "./bus/types.ts";
 import { type CircuitPolicy, defaultCircuitPolicy } from "./circuit-policy.ts";
 
 /** One destination ready for the worker. */
 export interface ResolvedDestination {
   readonly name: string;
+  /** `http`, or the broker of a queue destination. */
+  readonly type: "http" | BusSettings["type"];
+  /** The HTTP URL, or the broker's (it may hold a password: shown without it). */
   readonly url: URL;
+  /** A queue destination's broker settings; null for HTTP. */
+  readonly bus: BusSettings | null;
   /** Standard Webhooks signing secrets, in configured order (rotation windows apply). */
   readonly secrets: readonly ResolvedSecret[];
   readonly timeoutMs: number;
@@ -33,11 +40,13 @@ type DestinationInput = NonNullable<HookinboxConfig["destinations"]>[string];
 /**
  * Resolves one destination: secrets from the environment (each must be a Standard Webhooks
  * secret, `whsec_` + base64), durations, defaults (timeout 15s, concurrency 10, the circuit
- * breaker's defaults of circuit-policy.ts).
+ * breaker's defaults of circuit-policy.ts). A queue destination (`type` amqp, nats or redis)
+ * has its broker URL read (`{ env }` too) and its name templates defaulted (bus/resolve-bus.ts).
  *
  * @example
  * ```ts
  * resolveDestination("app", { url: "https://app.internal/hooks", secret: "whsec_…" }, policy, env);
+ * resolveDestination("bus", { type: "nats", url: { env: "NATS_URL" } }, policy, env);
  * ```
  */
 export function resolveDestination(
@@ -46,6 +55,21 @@ export function resolveDestination(
   retry: RetryPolicy,
   env: Record<string, string | undefined>,
 ): ResolvedDestination {
+  const common = deliverySettings(input, retry);
+  if (isBusInput(input)) {
+    const bus = resolveBus(name, input, env);
+    return {
+      ...common,
+      name,
+      type: bus.type,
+      url: new URL(bus.url),
+      bus,
+      secrets: [],
+      headers: {},
+      forwardHeaders: new Set(),
+      allowPrivateNetworks: true,
+    };
+  }
   const secretsIn = Array.isArray(input.secret) ? input.secret : [input.secret];
   const secrets = secretsIn.map((secret, index) => {
     const where = `destinations.${name}.secret${Array.isArray(input.secret) ? `[${index}]` : ""}`;
@@ -58,13 +82,25 @@ export function resolveDestination(
     }
     return resolved;
   });
+  return {
+    ...common,
+    name,
+    type: "http",
+    url: new URL(input.url),
+    bus: null,
+    secrets,
+    headers: { ...input.headers },
+    forwardHeaders: new Set((input.forwardHeaders ?? []).map((h) => h.toLowerCase())),
+    allowPrivateNetworks: input.allowPrivateNetworks ?? false,
+  };
+}
+
+/** The settings every destination type shares: timeout, flow control, retries, the breaker. */
+function deliverySettings(input: DestinationInput, retry: RetryPolicy) {
   const timeoutMs = parseDuration(input.timeout ?? "15s") ?? 15_000;
   const rate = input.rateLimit;
   const breaker = input.circuitBreaker;
   return {
-    name,
-    url: new URL(input.url),
-    secrets,
     timeoutMs,
     concurrency: input.concurrency ?? 10,
     rateLimit:
@@ -73,9 +109,6 @@ export function resolveDestination(
         : typeof rate === "number"
           ? { max: rate, perMs: 1000 }
           : { max: rate.max, perMs: Math.max(1, parseDuration(rate.per) ?? 1000) },
-    headers: { ...input.headers },
-    forwardHeaders: new Set((input.forwardHeaders ?? []).map((h) => h.toLowerCase())),
-    allowPrivateNetworks: input.allowPrivateNetworks ?? false,
     retry,
     onDeadLetter: input.onDeadLetter ?? "block",
     circuitBreaker: breaker === false ? null : circuitPolicy(breaker),

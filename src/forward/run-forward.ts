@@ -7,6 +7,8 @@ import type { Logger } from "../log.ts";
 import type { RunOutcome } from "../queue/run-delivery.ts";
 import type { ClaimedDelivery, CompleteInput } from "../store/queue-types.ts";
 import type { Store } from "../store/types.ts";
+import { busMessage } from "./bus/message.ts";
+import type { BusPublisher } from "./bus/types.ts";
 import { type CallResult, callResult } from "./circuit-policy.ts";
 import { forwardHeaders } from "./forwarded-headers.ts";
 import { storedHops } from "./hops.ts";
@@ -101,6 +103,39 @@ export function verdictOf(result: PostResult, nowMs: number): Verdict {
 }
 
 /**
+ * Reads a queue destination's publish result: confirmed is done; a broker that could not be
+ * reached (connect, handshake, or no answer while connecting) retries as
+ * HOOKINBOX_BUS_UNREACHABLE; a nack, error reply, closed channel or missing confirm retries as
+ * HOOKINBOX_BUS_PUBLISH_FAILED. Nothing a broker says is permanent.
+ *
+ * @example
+ * ```ts
+ * busVerdict({ status: null, errorClass: "connect", error: "ECONNREFUSED", … }); // retry, HOOKINBOX_BUS_UNREACHABLE
+ * ```
+ */
+export function busVerdict(result: PostResult): Verdict {
+  if (result.errorClass === null) return { kind: "done" };
+  return {
+    kind: "retry",
+    code:
+      result.errorClass === "connect"
+        ? "HOOKINBOX_BUS_UNREACHABLE"
+        : "HOOKINBOX_BUS_PUBLISH_FAILED",
+    message: `${result.errorClass}: ${result.error ?? "no confirm"}`,
+    afterMs: null,
+    permanent: false,
+  };
+}
+
+/** What a publish result is to the breaker: confirmed is healthy, then as an HTTP call with no response. */
+function busCall(result: PostResult): CallResult | null {
+  return result.errorClass === null && !result.aborted ? "healthy" : callResult(result);
+}
+
+/** How a destination is reached: its HTTP client, or its broker's publisher. */
+export type DestinationTransport = DestinationClient | BusPublisher;
+
+/**
  * Forwards one claimed delivery to its destination and records the attempt: the request (raw
  * body byte for byte, allowlisted headers, Standard Webhooks signature with the stable
  * `webhook-id`, `hookinbox-*` headers), then what came back (status, selected headers, the first
@@ -111,16 +146,19 @@ export function verdictOf(result: PostResult, nowMs: number): Verdict {
  * nothing about the destination); `beforeEnd` hears it once the answer is in and before the
  * delivery ends, so that a circuit this answer opens is open before the delivery's slot frees.
  * A retry after a "down" result is marked to be due at once when the destination's circuit closes.
+ * A queue destination publishes instead of posting (bus/message.ts: the same ids and flags as
+ * headers, the body as stored), unsigned, and is done on the broker's confirm (busVerdict).
  *
  * @example
  * ```ts
  * const outcome = await runForward(context, destination, client, claimed, signal);
+ * const published = await runForward(context, busDestination, publisher, claimed, signal);
  * ```
  */
 export async function runForward(
   context: ForwardContext,
   destination: ResolvedDestination,
-  client: DestinationClient,
+  transport: DestinationTransport,
   delivery: ClaimedDelivery,
   signal: AbortSignal,
   beforeEnd?: (call: CallResult | null) => Promise<void>,
@@ -176,33 +214,40 @@ export async function runForward(
         call: null,
       };
     }
-    // One more hop than the event had when it arrived (a stored event's headers were checked
-    // by ingest, so they hold a whole number or none).
-    const signature = signStandardWebhook(
-      destination.secrets,
-      stableDeliveryId(delivery.eventId, destination.name),
-      delivery.body,
-      now(),
-      (storedHops(delivery.headers) ?? 0) + 1,
-    );
-    if (!signature) {
-      return {
-        outcome: await fail(
-          "HOOKINBOX_FORWARD_NETWORK",
-          "the destination has no active secret (check the rotation window)",
-          "error",
-          now() + retryDelay(destination.retry, delivery.budgetAttempt, context.random),
-        ),
-        call: null,
-      };
+    let result: PostResult;
+    if ("publish" in transport) {
+      const bus = destination.bus!;
+      const message = busMessage(delivery, destination.name, bus);
+      result = await transport.publish(message, destination.timeoutMs, signal);
+    } else {
+      // One more hop than the event had when it arrived (a stored event's headers were checked
+      // by ingest, so they hold a whole number or none).
+      const signature = signStandardWebhook(
+        destination.secrets,
+        stableDeliveryId(delivery.eventId, destination.name),
+        delivery.body,
+        now(),
+        (storedHops(delivery.headers) ?? 0) + 1,
+      );
+      if (!signature) {
+        return {
+          outcome: await fail(
+            "HOOKINBOX_FORWARD_NETWORK",
+            "the destination has no active secret (check the rotation window)",
+            "error",
+            now() + retryDelay(destination.retry, delivery.budgetAttempt, context.random),
+          ),
+          call: null,
+        };
+      }
+      const headers = forwardHeaders(
+        delivery,
+        destination.headers,
+        signature,
+        destination.forwardHeaders,
+      );
+      result = await transport.post(headers, delivery.body, destination.timeoutMs, signal);
     }
-    const headers = forwardHeaders(
-      delivery,
-      destination.headers,
-      signature,
-      destination.forwardHeaders,
-    );
-    const result = await client.post(headers, delivery.body, destination.timeoutMs, signal);
     if (result.aborted) throw hookinboxError("HOOKINBOX_LEASE_LOST", delivery.id);
     // What came back is stored by the statement that ends the attempt (one write of its row).
     base = {
@@ -219,8 +264,8 @@ export async function runForward(
             : null),
       },
     };
-    const verdict = verdictOf(result, now());
-    const call = callResult(result);
+    const verdict = destination.bus ? busVerdict(result) : verdictOf(result, now());
+    const call = destination.bus ? busCall(result) : callResult(result);
     await beforeEnd?.(call);
     const ms = Math.round(result.latencyMs);
     if (verdict.kind === "done") {
