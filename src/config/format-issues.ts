@@ -118,7 +118,8 @@ export function formatIssues(
     } else if (
       issue.code === "invalid_union" &&
       "note" in issue &&
-      issue.note === "No matching discriminator"
+      issue.note === "No matching discriminator" &&
+      (issue as { discriminator?: string }).discriminator !== "type"
     ) {
       lines.push(`${where}: ${unknownProvider(valueAt(input, issue.path))}`);
     } else if (issue.code === "invalid_union") {
