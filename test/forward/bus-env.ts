@@ -1,11 +1,11 @@
 // One harness per broker for the queue-destination tests: the destination's config, a reader of
 // every message the broker holds (in arrival order, across broker restarts), a restart, and a
 // TCP proxy in front of the broker that a test cuts to take it "down".
-import { randomUUID } from "node:crypto";
 import { connect as amqpConnect, type Channel, type ChannelModel } from "amqplib";
 import { type NatsConnection, connect as natsConnect } from "nats";
 import { createClient, RESP_TYPES } from "redis";
 import {
+  declareRabbitQueue,
   type OwnServer,
   rabbitUrl,
   requireRabbit,
@@ -44,12 +44,7 @@ const withPort = (url: string, port: number) => {
 /** RabbitMQ (the machine's): a unique durable topic exchange and queue bound to "#", deleted after. */
 export async function amqpHarness(): Promise<BusHarness> {
   await requireRabbit();
-  const name = `hookinbox-test-${randomUUID()}`;
-  const setup = await amqpConnect(rabbitUrl);
-  const ch = await setup.createChannel();
-  await ch.assertExchange(name, "topic", { durable: true });
-  await ch.assertQueue(name, { durable: true });
-  await ch.bindQueue(name, name, "#");
+  const { name, model: setup } = await declareRabbitQueue("hookinbox-test");
   await setup.close();
   const proxy = await startTcpProxy({ host: "127.0.0.1", port: 5672 });
   const received: Received[] = [];

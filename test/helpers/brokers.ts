@@ -3,6 +3,7 @@
 // machine's binaries on free ports in temp dirs, restartable with their data kept. A broker that
 // cannot be reached fails the test with one line naming the missing service.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { connect } from "node:net";
 import { promisify } from "node:util";
 import { freePort } from "./free-port.ts";
@@ -119,8 +120,9 @@ export function startNatsServer(port?: number): Promise<OwnServer> {
 }
 
 /**
- * A redis-server of the machine's binary on a free port with an append-only file in a temp dir,
- * so a stream survives a restart.
+ * A redis-server of the machine's binary on a free port with an append-only file in a temp dir
+ * (fsync every second, Redis's default; a graceful restart flushes it), so a stream survives a
+ * restart.
  *
  * @example
  * ```ts
@@ -139,8 +141,6 @@ export function startRedisServer(port?: number): Promise<OwnServer> {
       "127.0.0.1",
       "--appendonly",
       "yes",
-      "--appendfsync",
-      "always",
       "--save",
       "",
       "--dir",
@@ -152,6 +152,26 @@ export function startRedisServer(port?: number): Promise<OwnServer> {
 
 /** The machine's RabbitMQ (guest/guest). */
 export const rabbitUrl = "amqp://guest:guest@127.0.0.1:5672";
+
+/**
+ * Declares a unique durable topic exchange and a durable queue of the same name bound to "#" on
+ * the machine's RabbitMQ; returns the name and the open channel (its owner closes it).
+ *
+ * @example
+ * ```ts
+ * const { name, channel, model } = await declareRabbitQueue("hookinbox-test");
+ * ```
+ */
+export async function declareRabbitQueue(prefix: string) {
+  const { connect } = await import("amqplib");
+  const name = `${prefix}-${randomUUID()}`;
+  const model = await connect(rabbitUrl);
+  const channel = await model.createChannel();
+  await channel.assertExchange(name, "topic", { durable: true });
+  await channel.assertQueue(name, { durable: true });
+  await channel.bindQueue(name, name, "#");
+  return { name, model, channel };
+}
 
 /** Fails with one line when the machine's RabbitMQ is not up. */
 export function requireRabbit(): Promise<void> {
