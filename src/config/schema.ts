@@ -151,7 +151,7 @@ function brokerUrl(schemes: readonly string[]) {
   const shown = schemes.map((s) => `${s}//`).join(" or ");
   return z.union([
     z.string().refine((v) => URL.canParse(v) && schemes.includes(new URL(v).protocol), {
-      message: `expected a ${shown} URL`,
+      message: `expected a URL starting with ${shown}`,
     }),
     z.strictObject({ env: z.string().min(1) }),
   ]);

@@ -51,7 +51,7 @@ describe("queue destinations in the config", () => {
       "destinations.bus.exchange",
     );
     expect(refusal({ bus: { type: "redis", url: "http://127.0.0.1:6379" } })?.message).toContain(
-      "expected a redis:// or rediss:// URL",
+      "expected a URL starting with redis:// or rediss://",
     );
     expect(
       refusal({ bus: { type: "nats", url: "nats://127.0.0.1:4222", subject: "a.{id}" } })?.message,
@@ -73,7 +73,9 @@ describe("queue destinations in the config", () => {
       { bus: { type: "amqp", url: { env: "AMQP_URL" }, exchange: "events" } },
       { AMQP_URL: "redis://user:hunter2@mq:5672" },
     );
-    expect(wrong?.message).toContain("destinations.bus.url: expected a amqp:// or amqps:// URL");
+    expect(wrong?.message).toContain(
+      'destinations.bus.url: expected a URL starting with amqp:// or amqps:// (type "amqp")',
+    );
     expect(wrong?.message).not.toContain("hunter2");
   });
 

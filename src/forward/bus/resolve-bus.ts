@@ -78,7 +78,7 @@ function busUrl(name: string, input: BusInput, env: Record<string, string | unde
   if (!URL.canParse(url) || !allowed.includes(new URL(url).protocol))
     throw hookinboxError(
       "HOOKINBOX_CONFIG_INVALID",
-      `\n  - ${where}: expected a ${allowed.map((s) => `${s}//`).join(" or ")} URL for a ${input.type} destination`,
+      `\n  - ${where}: expected a URL starting with ${allowed.map((s) => `${s}//`).join(" or ")} (type "${input.type}")`,
     );
   return url;
 }
