@@ -110,6 +110,20 @@ describe.each(Object.keys(harnesses) as Array<keyof typeof harnesses>)("%s desti
     ).toBe(1);
   });
 
+  it("one connection per destination in the process, reused by every publish, closed when the inbox closes", async () => {
+    const from = (await bus.read()).length;
+    const before = bus.proxy.connections();
+    const env = await forwardingInbox(sqlite, { bus: bus.destination({ concurrency: 8 }, true) });
+    const worker = env.inbox.startWorker({ concurrency: 8 });
+    for (let i = 0; i < 30; i++)
+      await env.post(`msg_conn_${type}_${i}`, { type: "order.created", n: i });
+    await until(async () => distinctIds(await since(from)) === 30, 10_000, "30 messages");
+    await worker.stop();
+    expect(bus.proxy.connections() - before).toBe(1);
+    await env.inbox.close();
+    await until(() => bus.proxy.openSockets() === 0, 5_000, "the connection closed");
+  });
+
   it("a paused destination publishes nothing until resumed", async () => {
     const from = (await bus.read()).length;
     const env = await forwardingInbox(sqlite, { bus: bus.destination() });

@@ -9,6 +9,8 @@ export interface TcpProxy {
   readonly port: number;
   /** Connections accepted so far (both sides count as one). */
   connections(): number;
+  /** Sockets open now (a proxied connection counts its two sides). */
+  openSockets(): number;
   /** Destroys every proxied connection and stops listening (new connections are refused). */
   cut(): Promise<void>;
   /** Listens again on the same port. */
@@ -57,6 +59,7 @@ export async function startTcpProxy(target: ProxyTarget): Promise<TcpProxy> {
   return {
     port,
     connections: () => accepted,
+    openSockets: () => sockets.size,
     cut: stop,
     async restore() {
       server = createServer(onConnection);
