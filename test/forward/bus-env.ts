@@ -41,7 +41,14 @@ const withPort = (url: string, port: number) => {
   return parsed.toString().replace(/\/$/, "");
 };
 
-/** RabbitMQ (the machine's): a unique durable topic exchange and queue bound to "#", deleted after. */
+/**
+ * RabbitMQ (the machine's): a unique durable topic exchange and queue bound to "#", deleted after.
+ *
+ * @example
+ * ```ts
+ * const bus = await amqpHarness();
+ * ```
+ */
 export async function amqpHarness(): Promise<BusHarness> {
   await requireRabbit();
   const { name, model: setup } = await declareRabbitQueue("hookinbox-test");
@@ -118,7 +125,14 @@ function ownServerControls(server: OwnServer, proxy: TcpProxy, closeReader: () =
   };
 }
 
-/** NATS JetStream: a throwaway server with a file stream HOOKINBOX over "hookinbox.>". */
+/**
+ * NATS JetStream: a throwaway server with a file stream HOOKINBOX over "hookinbox.>".
+ *
+ * @example
+ * ```ts
+ * const bus = await natsHarness();
+ * ```
+ */
 export async function natsHarness(): Promise<BusHarness> {
   const server: OwnServer = await startNatsServer();
   const nc: NatsConnection = await natsConnect({
@@ -161,7 +175,14 @@ export async function natsHarness(): Promise<BusHarness> {
   };
 }
 
-/** Redis Streams: a throwaway server with an append-only file; reads stream "hookinbox:std". */
+/**
+ * Redis Streams: a throwaway server with an append-only file; reads stream "hookinbox:std".
+ *
+ * @example
+ * ```ts
+ * const bus = await redisHarness();
+ * ```
+ */
 export async function redisHarness(key = "hookinbox:std"): Promise<BusHarness> {
   const server: OwnServer = await startRedisServer();
   const client = createClient({
@@ -200,6 +221,13 @@ export async function redisHarness(key = "hookinbox:std"): Promise<BusHarness> {
   };
 }
 
-/** Distinct `webhook-id`s among messages. */
+/**
+ * Distinct `webhook-id`s among messages.
+ *
+ * @example
+ * ```ts
+ * distinctIds(await bus.read()); // 1000
+ * ```
+ */
 export const distinctIds = (messages: readonly Received[]) =>
   new Set(messages.map((m) => m.headers["webhook-id"])).size;

@@ -12,7 +12,14 @@ import { tempDir } from "./temp.ts";
 
 const run = promisify(execFile);
 
-/** Resolves when something accepts TCP connections on 127.0.0.1:`port`, else false. */
+/**
+ * Resolves when something accepts TCP connections on 127.0.0.1:`port`, else false.
+ *
+ * @example
+ * ```ts
+ * await listening(5672); // true while RabbitMQ is up
+ * ```
+ */
 export function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: "127.0.0.1", port });
@@ -24,7 +31,14 @@ export function listening(port: number): Promise<boolean> {
   });
 }
 
-/** Throws one line naming the service when nothing listens on its port. */
+/**
+ * Throws one line naming the service when nothing listens on its port.
+ *
+ * @example
+ * ```ts
+ * await requireService("RabbitMQ", 5672, "rabbitmq-server -detached");
+ * ```
+ */
 export async function requireService(name: string, port: number, start: string): Promise<void> {
   if (!(await listening(port)))
     throw new Error(`${name} is not reachable on 127.0.0.1:${port} (start it: ${start})`);
@@ -173,7 +187,14 @@ export async function declareRabbitQueue(prefix: string) {
   return { name, model, channel };
 }
 
-/** Fails with one line when the machine's RabbitMQ is not up. */
+/**
+ * Fails with one line when the machine's RabbitMQ is not up.
+ *
+ * @example
+ * ```ts
+ * await requireRabbit();
+ * ```
+ */
 export function requireRabbit(): Promise<void> {
   return requireService("RabbitMQ", 5672, "rabbitmq-server -detached");
 }
