@@ -52,6 +52,7 @@ export default defineConfig({
       "./test/compiled-sources-setup.ts",
       "./test/postgres-global-setup.ts",
       "./test/dashboard-global-setup.ts",
+      "./test/package/consumer-root-setup.ts",
     ],
     projects: [
       {
