@@ -1,4 +1,6 @@
+import { receiptIdFloor } from "../alert-fold.ts";
 import type { AuditStore, StoredTreeHead } from "../audit-types.ts";
+import type { QueueStore } from "../queue-types.ts";
 import type { RetentionStore } from "../retention-types.ts";
 import { placeholder, type SqlDialect, type SqlStatement } from "./sql-template.ts";
 
@@ -8,7 +10,10 @@ export type CoreTable =
   | "audit_tree"
   | "audit_leaves"
   | "retention_marks"
-  | "events";
+  | "events"
+  | "deliveries"
+  | "receipts"
+  | "alert_outbox";
 
 /**
  * What a driver gives core to implement Store reads once: its dialect, its table names, and one
@@ -29,6 +34,41 @@ export type CoreAuditReads =
   | "latestTreeHead"
   | "treeHeadOfSize"
   | "treeHeadsSignedBy";
+
+/** The queue and alert reads core implements (drivers leave them out). */
+export type CoreQueueReads = "nextDueAt" | "countDue" | "latestAlertKind" | "receiptCounts";
+
+/**
+ * An index the statement must use on SQLite, whose planner may otherwise scan a table with a
+ * less selective one (PostgreSQL plans from its statistics: nothing is added there).
+ *
+ * @example
+ * ```ts
+ * `SELECT count(*) FROM deliveries${indexedBy("sqlite", "deliveries_due")} WHERE …`;
+ * ```
+ */
+export function indexedBy(dialect: SqlDialect, index: string): string {
+  return dialect === "sqlite" ? ` INDEXED BY ${index}` : "";
+}
+
+/**
+ * `column` is one of a list of texts bound as one parameter: a JSON array read by json_each on
+ * SQLite, a text[] on PostgreSQL. Returns the condition (with one `?`) and the parameter.
+ *
+ * @example
+ * ```ts
+ * inTextList("postgres", "event_id", ["evt_1"]); // { sql: "event_id = ANY(?::text[])", param: ["evt_1"] }
+ * ```
+ */
+export function inTextList(
+  dialect: SqlDialect,
+  column: string,
+  values: readonly string[],
+): { sql: string; param: unknown } {
+  return dialect === "sqlite"
+    ? { sql: `${column} IN (SELECT value FROM json_each(?))`, param: JSON.stringify(values) }
+    : { sql: `${column} = ANY(?::text[])`, param: values };
+}
 
 /**
  * A statement written with `?` placeholders, as `dialect` binds them (`$1, $2, …` on
@@ -63,8 +103,8 @@ const toHead = (row: HeadRow): StoredTreeHead => ({
 
 /**
  * The Store reads implemented once, in core, over a driver's `rows` primitive: the audit log's
- * tree, its leaf of an event, the events it lacks and its signed heads, and retention's expiry
- * mark.
+ * tree, its leaf of an event, the events it lacks and its signed heads, retention's expiry mark,
+ * the queue's next due time and due count, and the alerts' latest kind and receipt counts.
  *
  * @example
  * ```ts
@@ -74,8 +114,11 @@ const toHead = (row: HeadRow): StoredTreeHead => ({
  */
 export function coreReads(
   driver: ReadDriver,
-): Pick<AuditStore, CoreAuditReads> & Pick<RetentionStore, "eventsExpiredBefore"> {
+): Pick<AuditStore, CoreAuditReads> &
+  Pick<RetentionStore, "eventsExpiredBefore"> &
+  Pick<QueueStore, CoreQueueReads> {
   const heads = driver.table("audit_heads");
+  const deliveries = driver.table("deliveries");
   const rowsOf = <Row>(text: string, params: unknown[] = []) =>
     driver.rows<Row>(bindText(driver.dialect, text, params));
   const read = (text: string, params: unknown[] = []) => rowsOf<HeadRow>(text, params);
@@ -118,6 +161,49 @@ export function coreReads(
         [size],
       );
       return row ? toHead(row) : null;
+    },
+    async nextDueAt() {
+      const [row] = await rowsOf<{ at: number | string | null }>(
+        `SELECT min(run_at) AS at FROM ${deliveries}${indexedBy(driver.dialect, "deliveries_due")}
+         WHERE status = 'pending'`,
+      );
+      return row?.at == null ? null : Number(row.at);
+    },
+    async countDue({ now, eventIds }) {
+      const at = Math.floor(now);
+      const [row] =
+        eventIds === undefined
+          ? await rowsOf<{ n: number | string }>(
+              `SELECT count(*) AS n FROM ${deliveries}${indexedBy(driver.dialect, "deliveries_due")}
+               WHERE status = 'pending' AND run_at <= ?`,
+              [at],
+            )
+          : await (() => {
+              const ofEvents = inTextList(driver.dialect, "event_id", eventIds);
+              return rowsOf<{ n: number | string }>(
+                `SELECT count(*) AS n FROM ${deliveries}${indexedBy(driver.dialect, "deliveries_event")}
+                 WHERE ${ofEvents.sql} AND status = 'pending' AND run_at <= ?`,
+                [ofEvents.param, at],
+              );
+            })();
+      return Number(row?.n ?? 0);
+    },
+    async latestAlertKind(prefix) {
+      const [row] = await rowsOf<{ kind: string }>(
+        `SELECT kind FROM ${driver.table("alert_outbox")}
+         WHERE substr(condition, 1, length(?)) = ? ORDER BY last_at DESC, id DESC LIMIT 1`,
+        [prefix, prefix],
+      );
+      return row?.kind ?? null;
+    },
+    async receiptCounts(since) {
+      const [row] = await rowsOf<{ receipts: number | string; duplicates: number | string | null }>(
+        `SELECT count(*) AS receipts, sum(CASE WHEN duplicate THEN 1 ELSE 0 END) AS duplicates
+         FROM ${driver.table("receipts")}
+         WHERE id >= ? AND received_at >= ? AND event_id IS NOT NULL`,
+        [receiptIdFloor(since), Math.floor(since)],
+      );
+      return { receipts: Number(row?.receipts ?? 0), duplicates: Number(row?.duplicates ?? 0) };
     },
     async treeHeadsSignedBy(at, limit) {
       const rows = await read(
