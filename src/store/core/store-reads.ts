@@ -1,4 +1,10 @@
 import { receiptIdFloor } from "../alert-fold.ts";
+import {
+  type LeafJoinRow,
+  leafRecordOf,
+  receiptLeafColumns,
+  receiptLeafJoin,
+} from "../audit-rows.ts";
 import type { AuditStore, StoredTreeHead } from "../audit-types.ts";
 import type { QueueStore } from "../queue-types.ts";
 import type { RetentionStore } from "../retention-types.ts";
@@ -33,7 +39,9 @@ export type CoreAuditReads =
   | "auditUnloggedEvents"
   | "latestTreeHead"
   | "treeHeadOfSize"
-  | "treeHeadsSignedBy";
+  | "treeHeadsSignedBy"
+  | "auditLeafPage"
+  | "auditRetentionLeaves";
 
 /** The queue and alert reads core implements (drivers leave them out). */
 export type CoreQueueReads = "nextDueAt" | "countDue" | "latestAlertKind" | "receiptCounts";
@@ -49,6 +57,23 @@ export type CoreQueueReads = "nextDueAt" | "countDue" | "latestAlertKind" | "rec
  */
 export function indexedBy(dialect: SqlDialect, index: string): string {
   return dialect === "sqlite" ? ` INDEXED BY ${index}` : "";
+}
+
+/**
+ * `column` starts with `prefix` (letters, digits and `_` only): a range over the column's index
+ * on SQLite, whose byte order makes the range exact; `starts_with` on PostgreSQL, where a
+ * collation may order `_` and the next byte otherwise.
+ *
+ * @example
+ * ```ts
+ * startsWith("sqlite", "event_id", "ret_"); // "event_id >= 'ret_' AND event_id < 'ret`'"
+ * ```
+ */
+export function startsWith(dialect: SqlDialect, column: string, prefix: string): string {
+  if (!/^[A-Za-z0-9_]+$/.test(prefix)) throw new Error(`startsWith: unsafe prefix ${prefix}`);
+  if (dialect === "postgres") return `starts_with(${column}, '${prefix}')`;
+  const next = `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`;
+  return `${column} >= '${prefix}' AND ${column} < '${next}'`;
 }
 
 /**
@@ -204,6 +229,33 @@ export function coreReads(
         [receiptIdFloor(since), Math.floor(since)],
       );
       return { receipts: Number(row?.receipts ?? 0), duplicates: Number(row?.duplicates ?? 0) };
+    },
+    async auditLeafPage(afterSeq, limit) {
+      const rows = await rowsOf<LeafJoinRow & { headers: Array<[string, string]> | string | null }>(
+        `SELECT l.seq, l.event_id, l.hash, e.source, e.dedup_key, e.received_at, e.body, e.headers,
+                e.purged_at, e.body_sha256, e.headers_sha256, e.type, e.ordering_key,
+                e.occurred_at, e.version, ${receiptLeafColumns}
+         FROM ${driver.table("audit_leaves")} l LEFT JOIN ${driver.table("events")} e ON e.id = l.event_id
+         ${receiptLeafJoin(driver.table("receipts"), driver.table("events"), driver.table("retention_marks"))}
+         WHERE l.seq > ? ORDER BY l.seq LIMIT ?`,
+        [afterSeq, limit],
+      );
+      // SQLite keeps headers as JSON text, PostgreSQL as jsonb (parsed by the driver).
+      return rows.map((r) =>
+        leafRecordOf(
+          r,
+          typeof r.headers === "string"
+            ? (JSON.parse(r.headers) as Array<[string, string]>)
+            : r.headers,
+        ),
+      );
+    },
+    async auditRetentionLeaves() {
+      const rows = await rowsOf<{ seq: number | string; event_id: string }>(
+        `SELECT seq, event_id FROM ${driver.table("audit_leaves")}
+         WHERE ${startsWith(driver.dialect, "event_id", "ret_")} ORDER BY seq`,
+      );
+      return rows.map((r) => ({ seq: Number(r.seq), eventId: r.event_id }));
     },
     async treeHeadsSignedBy(at, limit) {
       const rows = await read(

@@ -219,8 +219,6 @@ export function openPostgresStore(
     auditSequencerLease: (holder, ttlMs) =>
       run(() => auditSequencerLeasePostgres(pool, t, holder, ttlMs)),
     auditSubtrees: (ids) => run(() => audit.auditSubtrees(ids)),
-    auditLeafPage: (afterSeq, limit) => run(() => audit.auditLeafPage(afterSeq, limit)),
-    auditRetentionLeaves: () => run(() => audit.auditRetentionLeaves()),
     saveTreeHead: (head) => run(() => audit.saveTreeHead(head)),
     purgePayloads: (input) => run(() => purgePayloadsPostgres(pool, t, input)),
     ...coreReads({

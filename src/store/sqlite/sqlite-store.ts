@@ -322,8 +322,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     auditSequencerLease: async () => false,
 
     auditSubtrees: (ids) => read((current) => current.audit.subtrees(ids)),
-    auditLeafPage: (afterSeq, limit) => read((current) => current.audit.leafPage(afterSeq, limit)),
-    auditRetentionLeaves: () => read((current) => current.audit.retentionLeaves()),
     saveTreeHead: (head) => write("saveTreeHead", head),
     purgePayloads: (input) => write("purgePayloads", input),
     retentionStep: (input) => write("retentionStep", { ...input, audit }),
