@@ -8,12 +8,10 @@ import { parseDuration } from "./units.ts";
  * `(event) => ({ body, headers }) | null`, or, in a JSON config, the path of a module whose
  * default export is one (relative to the config file; the loader replaces it with the function).
  */
-export const transformField = z.union([
-  z.custom<Transform>((v) => typeof v === "function", {
-    message: "expected a function (event) => ({ body, headers }) | null, or a module path",
-  }),
-  z.string().min(1, "a transform module path must not be empty"),
-]);
+export const transformField = z.custom<Transform | string>(
+  (v) => typeof v === "function" || (typeof v === "string" && v.length > 0),
+  { message: "expected a function (event) => ({ body, headers }) | null, or a module path" },
+);
 
 /** The time budget of one transform call (default 1s, at most 1m). */
 export const transformTimeoutField = duration.refine(

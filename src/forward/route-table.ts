@@ -50,8 +50,9 @@ const list = (value: string | readonly string[]) => (typeof value === "string" ?
  * whose type matches one of `types` (globs; default any) and whose body holds every `where`
  * value (JSON equality on the parsed body), to every name in `to`. The body is parsed at most
  * once per event, and only when a route with `where` is consulted. Unknown sources, handlers
- * or destinations fail here, at boot, with HOOKINBOX_ROUTE_UNKNOWN_NAME, as does a route with a
- * `transform` that names a handler (transforms apply to destinations only).
+ * or destinations fail here, at boot, with HOOKINBOX_ROUTE_UNKNOWN_NAME; a route with a
+ * `transform` that names a handler with HOOKINBOX_CONFIG_INVALID (transforms apply to
+ * destinations only).
  *
  * @example
  * ```ts
@@ -69,6 +70,7 @@ export function compileRoutes(
   routes: readonly RouteInput[],
 ): RouteTable {
   const problems: string[] = [];
+  const refused: string[] = [];
   const routedByRoutes = new Set<string>();
   const compiled: CompiledRoute[] = routes.map((route, index) => {
     for (const source of list(route.from)) {
@@ -84,7 +86,7 @@ export function compileRoutes(
     );
     for (const name of list(route.to)) {
       if (handlers.has(name) && transform)
-        problems.push(
+        refused.push(
           `routes[${index}].transform: "${name}" is a handler; a transform applies to destinations only (a handler reshapes the event itself)`,
         );
       if (handlers.has(name)) routedByRoutes.add(name);
@@ -103,6 +105,8 @@ export function compileRoutes(
   });
   if (problems.length > 0)
     throw hookinboxError("HOOKINBOX_ROUTE_UNKNOWN_NAME", `\n  - ${problems.join("\n  - ")}`);
+  if (refused.length > 0)
+    throw hookinboxError("HOOKINBOX_CONFIG_INVALID", `\n  - ${refused.join("\n  - ")}`);
   const byPattern = [...handlers.values()].filter((h) => !routedByRoutes.has(h.target));
   const routeEvent: RouteEvent = (source, type, body) => {
     const targets: string[] = [];
