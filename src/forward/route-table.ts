@@ -116,8 +116,11 @@ export function compileRoutes(
       for (const target of route.to) if (!targets.includes(target)) targets.push(target);
     return targets;
   };
+  // Targets some route transforms: for the others, no route is matched again (or body parsed).
+  const transformed = new Set(compiled.filter((r) => r.transform).flatMap((r) => r.to));
   return Object.assign(routeEvent, {
     transformFor: (target: string, source: string, type: string | null, body: Uint8Array) => {
+      if (!transformed.has(target)) return null;
       for (const route of matchingRoutes(compiled, source, type, body))
         if (route.to.includes(target)) return route.transform;
       return null;
