@@ -8,6 +8,7 @@ import { loadConfigFile } from "../../src/config/load.ts";
 import { createInbox, type Inbox } from "../../src/inbox.ts";
 import { testAdminToken } from "../helpers/admin-token.ts";
 import { runCli } from "../helpers/cli-capture.ts";
+import { until } from "../helpers/processing.ts";
 import { secrets, standardRequest } from "../helpers/signers.ts";
 import { storeFactories, type TestStore } from "../helpers/stores.ts";
 import { tempDir } from "../helpers/temp.ts";
@@ -74,6 +75,18 @@ async function rowCounts(store: TestStore): Promise<Record<string, number>> {
   return counts;
 }
 
+/** Runs the worker of an inbox on the config until `eventId` is done; `events show` then prints it. */
+async function filterOne(storeUrl: string, path: string, eventId: string) {
+  const loaded = await loadConfigFile({ cwd: process.cwd(), path });
+  const inbox = createInbox(loaded!.config as never, { env: { DATABASE_URL: storeUrl } });
+  const worker = inbox.startWorker();
+  await until(async () => (await inbox.store.getEvent(eventId))?.status === "done");
+  await worker.stop();
+  await inbox.close();
+  const shown = await runCli(["events", "show", eventId, "--config", path], {});
+  return { attemptsFiltered: shown.stdout };
+}
+
 describe.each(storeFactories())("transform test and preview ($name)", (factory) => {
   it("a JSON config's transform module: the preview API and `transform test` show the request or filtered, and change nothing", async () => {
     const store = await factory.open();
@@ -138,6 +151,9 @@ describe.each(storeFactories())("transform test and preview ($name)", (factory) 
     expect(unknown.stderr).toMatch(/^hookinbox: HOOKINBOX_DESTINATION_NOT_FOUND: .*nope/);
     expect(await rowCounts(store)).toEqual(before);
     expect(before.attempts).toBe(0);
+    // A filtered attempt, as `events show` prints it.
+    const { attemptsFiltered } = await filterOne(store.url, path, dropped);
+    expect(attemptsFiltered).toContain("filtered: nothing sent");
   });
 });
 
