@@ -19,6 +19,7 @@ import {
 import { type DestinationClient, openDestinationClient } from "./http-client.ts";
 import type { ResolvedDestination } from "./resolve-destinations.ts";
 import { runForward } from "./run-forward.ts";
+import type { RouteTransformLookup } from "./transform-request.ts";
 
 /** How long a delivery of a paused or disabled destination is parked before it is looked at again (resume wakes it at once). */
 const parkMs = 60_000;
@@ -60,6 +61,8 @@ export interface ForwarderOptions {
   readonly random: () => number;
   /** Host name resolution for destinations (tests pass their own; the guard checks its answers). */
   readonly resolver?: Resolver;
+  /** The route transforms (the config's route table's `transformFor`). */
+  readonly routeTransform?: RouteTransformLookup;
 }
 
 /**
@@ -104,6 +107,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     random,
     logger: log,
     alerts: options.alerts,
+    ...(options.routeTransform ? { routeTransform: options.routeTransform } : {}),
   };
 
   /** A circuit write (a store error leaves the circuit as it was: null). */

@@ -5,6 +5,7 @@ import { hookinboxError } from "../errors.ts";
 import type { RetryPolicy } from "../handlers/routes.ts";
 import { standardWebhooksKey } from "../providers/standard-webhooks.ts";
 import { type CircuitPolicy, defaultCircuitPolicy } from "./circuit-policy.ts";
+import { type ResolvedTransform, resolveTransform } from "./transform.ts";
 
 /** One destination ready for the worker. */
 export interface ResolvedDestination {
@@ -26,6 +27,8 @@ export interface ResolvedDestination {
   readonly circuitBreaker: CircuitPolicy | null;
   /** The lease a forward takes: the timeout plus room for bookkeeping. */
   readonly leaseMs: number;
+  /** Its own `transform` (run after a route's), or null. */
+  readonly transform: ResolvedTransform | null;
 }
 
 type DestinationInput = NonNullable<HookinboxConfig["destinations"]>[string];
@@ -80,6 +83,11 @@ export function resolveDestination(
     onDeadLetter: input.onDeadLetter ?? "block",
     circuitBreaker: breaker === false ? null : circuitPolicy(breaker),
     leaseMs: timeoutMs + 10_000,
+    transform: resolveTransform(
+      input.transform,
+      input.transformTimeout,
+      `destinations.${name}.transform`,
+    ),
   };
 }
 
