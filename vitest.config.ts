@@ -48,7 +48,12 @@ export default defineConfig({
     // Child processes and SQLite files: forks isolate each test file in its own process.
     pool: "forks",
     reporters: ["default", "./test/summary-reporter.ts"],
-    globalSetup: ["./test/postgres-global-setup.ts", "./test/dashboard-global-setup.ts"],
+    globalSetup: [
+      "./test/compiled-sources-setup.ts",
+      "./test/postgres-global-setup.ts",
+      "./test/dashboard-global-setup.ts",
+      "./test/package/consumer-root-setup.ts",
+    ],
     projects: [
       {
         extends: true,

@@ -357,6 +357,19 @@ const registry = {
     message:
       "The destination resolves to a private, loopback, link-local or metadata address; set allowPrivateNetworks to allow it",
   },
+  // transforms (routes' and destinations' `transform`; attempt errors carry the code)
+  HOOKINBOX_TRANSFORM_FAILED: {
+    status: 500,
+    message: "The transform threw or rejected; the delivery retries with the current transform",
+  },
+  HOOKINBOX_TRANSFORM_TIMEOUT: {
+    status: 504,
+    message: "The transform did not settle within its time budget (transformTimeout)",
+  },
+  HOOKINBOX_TRANSFORM_INVALID: {
+    status: 500,
+    message: "The transform returned something other than null or { body, headers }",
+  },
   // config and CLI
   HOOKINBOX_CONFIG_INVALID: { status: 500, message: "Config is invalid" },
   HOOKINBOX_CONFIG_NOT_FOUND: { status: 500, message: "Config file not found" },

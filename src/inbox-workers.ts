@@ -16,7 +16,10 @@ import type { Store } from "./store/types.ts";
 /** What an inbox's workers run with: its store, handlers, destinations and settings. */
 export interface InboxWorkersOptions {
   readonly store: Store;
-  readonly config: Pick<ResolvedConfig, "handlers" | "destinations" | "worker" | "alerts">;
+  readonly config: Pick<
+    ResolvedConfig,
+    "handlers" | "destinations" | "worker" | "alerts" | "route"
+  >;
   readonly logger: Logger;
   readonly now: () => number;
   /** Settles once migrations have run (workers poll from then on, whatever the outcome). */
@@ -92,6 +95,7 @@ export function inboxWorkers(options: InboxWorkersOptions): InboxWorkers {
                 random: random ?? Math.random,
                 publishers,
                 ...(resolver ? { resolver } : {}),
+                routeTransform: config.route.transformFor,
               }),
           }
         : {}),

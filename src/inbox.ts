@@ -5,6 +5,7 @@ import { sequenceAll } from "./audit/sequencer.ts";
 import { type HookinboxConfig, resolveConfig } from "./config/index.ts";
 import { hookinboxError } from "./errors.ts";
 import { configuredDestinations } from "./forward/destination-admin.ts";
+import { previewTarget } from "./forward/transform-preview.ts";
 import { createRouter, type RouterHost } from "./inbox-router.ts";
 import type { Inbox, InboxOptions } from "./inbox-types.ts";
 import { auditHeadsOf, inboxUpkeep } from "./inbox-upkeep.ts";
@@ -110,6 +111,10 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     },
     audit,
     wake: () => ingest.onDeliveries(),
+    previewTarget: async (target, event) => {
+      const destination = resolved.destinations.get(target);
+      return destination ? previewTarget(destination, route.transformFor, event) : null;
+    },
   };
   // What admin/* sees of this inbox (src/admin/admin-host.ts); one object, so sessions last.
   const admin: AdminHost = { config: resolved, now, ready: () => migrated, operations, metrics };

@@ -28,6 +28,7 @@ export {
   isHookinboxError,
   kindOf,
 } from "./errors.ts";
+export type { Transform, TransformEvent, TransformOutput } from "./forward/transform.ts";
 export {
   EffectHeldError,
   IllegalTransitionError,

@@ -44,6 +44,7 @@ export const operationRoutes: readonly OperationRoute[] = [
   { method: "GET", path: "/api/events", operation: op(ops.listEvents) },
   { method: "GET", path: "/api/events/{id}", operation: op(ops.showEvent) },
   { method: "POST", path: "/api/events/{id}/replay", operation: op(ops.replayEvent), status: 201 },
+  { method: "GET", path: "/api/events/{id}/preview", operation: op(ops.previewTransforms) },
   { method: "POST", path: "/api/replays", operation: op(ops.replayWhere), status: 201 },
   { method: "GET", path: "/api/receipts", operation: op(ops.listReceipts) },
   { method: "GET", path: "/api/deliveries", operation: op(ops.listDeliveries) },

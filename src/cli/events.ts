@@ -37,8 +37,13 @@ function deliveryLines(d: DeliveryView): string[] {
   if (d.lastError) lines.push(`    last error: ${oneLine(d.lastError, 200)}`);
   for (const a of d.attemptLog ?? []) {
     const ms = a.endedAt === null ? "" : `  ${Date.parse(a.endedAt) - Date.parse(a.startedAt)} ms`;
+    const sent = a.response?.filtered
+      ? "  filtered: nothing sent"
+      : a.response?.request
+        ? `  sent ${a.response.request.bytes} bytes sha256 ${a.response.request.sha256.slice(0, 12)}`
+        : "";
     lines.push(
-      `    #${a.attempt}  ${a.startedAt}  ${a.outcome}${ms}  ${a.workerId ?? "-"}${a.errorMessage ? `  ${oneLine(a.errorMessage, 160)}` : ""}`,
+      `    #${a.attempt}  ${a.startedAt}  ${a.outcome}${ms}  ${a.workerId ?? "-"}${sent}${a.errorMessage ? `  ${oneLine(a.errorMessage, 160)}` : ""}`,
     );
   }
   return lines;

@@ -18,6 +18,7 @@ import { registerRunbooks } from "./runbooks.ts";
 import { sendCommand } from "./send.ts";
 import { startCommand } from "./start.ts";
 import { registerStuck } from "./stuck.ts";
+import { registerTransform } from "./transform.ts";
 import { workCommand } from "./work.ts";
 
 const config = "-c, --config <file>";
@@ -137,6 +138,7 @@ export function buildProgram(host: CommandHost, argv: readonly string[], version
   registerEffects(program, host);
   registerAudit(program, host);
   registerRunbooks(program, host);
+  registerTransform(program, host);
   const retention = program
     .command("retention")
     .description("payload retention")

@@ -3,8 +3,9 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type HookinboxError, hookinboxError } from "../errors.ts";
+import { type HookinboxError, hookinboxError, isHookinboxError } from "../errors.ts";
 import { jsonErrorOffset, lineAndColumn } from "./json-error-position.ts";
+import { loadTransformModules } from "./transform-modules.ts";
 
 /** Config file names looked up, in order, when no path is given. */
 export const configFileNames = [
@@ -39,10 +40,16 @@ function registerTypeScriptLoader(): Promise<void> {
   return typeScriptLoader;
 }
 
+/** Registers tsx before a TypeScript transform module is imported. */
+async function loaderFor(path: string): Promise<void> {
+  if (/\.[cm]?ts$/.test(path)) await registerTypeScriptLoader();
+}
+
 /**
  * Finds the config file in `cwd` (or uses `path`) and returns its default export; `null` when no
  * path was given and no file exists (the embedded default then applies). A `.ts` file is loaded
- * with tsx, registered here on first use when it is installed.
+ * with tsx, registered here on first use when it is installed. A `transform` given as a module
+ * path is replaced by that module's default export (see transform-modules.ts).
  *
  * @example
  * ```ts
@@ -64,8 +71,10 @@ export async function loadConfigFile(options: {
   if (path.endsWith(".json")) {
     const text = await readFile(path, "utf8");
     try {
-      return { path, config: JSON.parse(text) };
+      const config: unknown = JSON.parse(text);
+      return { path, config: await loadTransformModules(config, path, loaderFor) };
     } catch (error) {
+      if (isHookinboxError(error)) throw error;
       const offset = jsonErrorOffset(text) ?? 0;
       const { line, column } = lineAndColumn(text, offset);
       throw hookinboxError(
@@ -92,7 +101,8 @@ export async function loadConfigFile(options: {
       `${path} has no default export; write \`export default defineConfig({ … })\``,
     );
   }
-  return { path, config: unwrapCommonJsDefault(module.default) };
+  const config = unwrapCommonJsDefault(module.default);
+  return { path, config: await loadTransformModules(config, path, loaderFor) };
 }
 
 /**

@@ -4,7 +4,7 @@ import { hookinboxError } from "../errors.ts";
 import { defaultMaxHops } from "../forward/hops.ts";
 import { refuseOwnWebhookDestinations } from "../forward/own-webhooks.ts";
 import { type ResolvedDestination, resolveDestination } from "../forward/resolve-destinations.ts";
-import { compileRoutes, type RouteEvent } from "../forward/route-table.ts";
+import { compileRoutes, type RouteTable } from "../forward/route-table.ts";
 import { compilePattern, type ResolvedHandler, type RetryPolicy } from "../handlers/routes.ts";
 import type { Handler } from "../handlers/types.ts";
 import { type AddressList, addressList } from "../ingest/ip-allow.ts";
@@ -137,8 +137,8 @@ export interface ResolvedConfig {
   readonly runbooks: Runbooks;
   /** Destinations by name, in configured order. */
   readonly destinations: ReadonlyMap<string, ResolvedDestination>;
-  /** The targets (handler patterns and destination names) of one event. */
-  readonly route: RouteEvent;
+  /** The targets (handler patterns and destination names) of one event, and its route transforms. */
+  readonly route: RouteTable;
 }
 
 type RetryInput = Omit<z.input<typeof retrySchema>, "schedule"> & {

@@ -5,6 +5,7 @@ import { providerDefinitions, type RegisteredProvider } from "../providers/all.t
 import type { AcceptReadonly } from "../providers/definition.ts";
 import type { DeadLetterAlert } from "../store/queue-types.ts";
 import { cidr, duration, headerName, publicUrl, secretSchema } from "./source-fields.ts";
+import { transformField, transformTimeoutField } from "./transform-fields.ts";
 import { parseDuration, parseSize } from "./units.ts";
 
 const size = z.union([z.number(), z.string()]).refine((v) => parseSize(v) !== undefined, {
@@ -92,6 +93,9 @@ const deliveryFields = {
     .optional(),
   retry: retrySchema.optional(),
   onDeadLetter: z.enum(["block", "continue"]).optional(),
+  /** Reshapes or drops what this destination is sent (after a route's); docs/forwarding.md#transformations. */
+  transform: transformField.optional(),
+  transformTimeout: transformTimeoutField.optional(),
   /**
    * Opens on a failure rate over a sliding window (with a minimum of calls) or on network
    * failures in a row, sends nothing for `cooldown`, then lets `trials` through; false turns it
@@ -217,6 +221,9 @@ export const routeSchema = z.strictObject({
   /** JSON path → value: every one must be equal in the event body. */
   where: z.record(jsonPathKey, scalar).optional(),
   to: z.union([z.string(), z.array(z.string()).min(1)]),
+  /** Reshapes or drops what this route's destinations are sent; docs/forwarding.md#transformations. */
+  transform: transformField.optional(),
+  transformTimeout: transformTimeoutField.optional(),
 });
 
 export const configSchema = z.strictObject({

@@ -35,12 +35,35 @@ export const forwardedHeaderNames: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * The original request headers a destination is sent (and a transform sees): the allowlisted ones
+ * and `extraAllowed` (the destination's `forwardHeaders`), lower-case, repeats joined with ", ".
+ *
+ * @example
+ * ```ts
+ * forwardableHeaders([["Stripe-Signature", "t=…"], ["Cookie", "a=b"]]); // { "stripe-signature": "t=…" }
+ * ```
+ */
+export function forwardableHeaders(
+  original: ReadonlyArray<readonly [string, string]>,
+  extraAllowed: ReadonlySet<string> = new Set(),
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of original) {
+    const key = name.toLowerCase();
+    if (!forwardedHeaderNames.has(key) && !extraAllowed.has(key)) continue;
+    headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`;
+  }
+  return headers;
+}
+
+/**
  * The headers of one forwarded request: the allowlisted original headers (plus the destination's
  * `forwardHeaders`), the destination's static `headers`, then hookinbox's own, which nothing
  * overrides: the Standard Webhooks signature headers, `hookinbox-hops` with its signature, and
  * `hookinbox-attempt`, `-replay`,
  * `-event-id`, `-source`, `-type` (percent-encoded when it is not plain visible ASCII: see
- * `typeHeaderValue`), `-delivery-id`.
+ * `typeHeaderValue`), `-delivery-id`. `original` replaces the allowlisted original headers (what
+ * a transform returned).
  *
  * @example
  * ```ts
@@ -48,17 +71,16 @@ export const forwardedHeaderNames: ReadonlySet<string> = new Set([
  * ```
  */
 export function forwardHeaders(
-  delivery: ClaimedDelivery,
+  delivery: Pick<
+    ClaimedDelivery,
+    "headers" | "attempt" | "isReplay" | "eventId" | "id" | "source" | "type"
+  >,
   staticHeaders: Readonly<Record<string, string>>,
   signature: Readonly<Record<string, string>>,
   extraAllowed: ReadonlySet<string> = new Set(),
+  original: Readonly<Record<string, string>> = forwardableHeaders(delivery.headers, extraAllowed),
 ): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of delivery.headers) {
-    const key = name.toLowerCase();
-    if (!forwardedHeaderNames.has(key) && !extraAllowed.has(key)) continue;
-    headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`;
-  }
+  const headers: Record<string, string> = { ...original };
   for (const [name, value] of Object.entries(staticHeaders)) headers[name.toLowerCase()] = value;
   headers["user-agent"] ??= "hookinbox";
   Object.assign(headers, signature);

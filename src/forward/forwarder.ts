@@ -20,6 +20,7 @@ import {
 import { type DestinationClient, openDestinationClient } from "./http-client.ts";
 import type { ResolvedDestination } from "./resolve-destinations.ts";
 import { runForward } from "./run-forward.ts";
+import type { RouteTransformLookup } from "./transform-request.ts";
 
 /** How long a delivery of a paused or disabled destination is parked before it is looked at again (resume wakes it at once). */
 const parkMs = 60_000;
@@ -63,6 +64,8 @@ export interface ForwarderOptions {
   readonly resolver?: Resolver;
   /** The process's publishers of queue destinations, by name (bus/open-bus.ts; closed by their owner). */
   readonly publishers?: ReadonlyMap<string, BusPublisher>;
+  /** The route transforms (the config's route table's `transformFor`). */
+  readonly routeTransform?: RouteTransformLookup;
 }
 
 /**
@@ -114,6 +117,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     random,
     logger: log,
     alerts: options.alerts,
+    ...(options.routeTransform ? { routeTransform: options.routeTransform } : {}),
   };
 
   /** A circuit write (a store error leaves the circuit as it was: null). */

@@ -7,6 +7,7 @@ import { standardWebhooksKey } from "../providers/standard-webhooks.ts";
 import { isBusInput, resolveBus } from "./bus/resolve-bus.ts";
 import type { BusSettings } from "./bus/types.ts";
 import { type CircuitPolicy, defaultCircuitPolicy } from "./circuit-policy.ts";
+import { type ResolvedTransform, resolveTransform } from "./transform.ts";
 
 /** One destination ready for the worker. */
 export interface ResolvedDestination {
@@ -33,6 +34,8 @@ export interface ResolvedDestination {
   readonly circuitBreaker: CircuitPolicy | null;
   /** The lease a forward takes: the timeout plus room for bookkeeping. */
   readonly leaseMs: number;
+  /** Its own `transform` (run after a route's), or null. */
+  readonly transform: ResolvedTransform | null;
 }
 
 type DestinationInput = NonNullable<HookinboxConfig["destinations"]>[string];
@@ -55,7 +58,7 @@ export function resolveDestination(
   retry: RetryPolicy,
   env: Record<string, string | undefined>,
 ): ResolvedDestination {
-  const common = deliverySettings(input, retry);
+  const common = deliverySettings(name, input, retry);
   if (isBusInput(input)) {
     const bus = resolveBus(name, input, env);
     return {
@@ -95,8 +98,8 @@ export function resolveDestination(
   };
 }
 
-/** The settings every destination type shares: timeout, flow control, retries, the breaker. */
-function deliverySettings(input: DestinationInput, retry: RetryPolicy) {
+/** The settings every destination type shares: timeout, flow control, retries, the breaker, its transform. */
+function deliverySettings(name: string, input: DestinationInput, retry: RetryPolicy) {
   const timeoutMs = parseDuration(input.timeout ?? "15s") ?? 15_000;
   const rate = input.rateLimit;
   const breaker = input.circuitBreaker;
@@ -113,6 +116,11 @@ function deliverySettings(input: DestinationInput, retry: RetryPolicy) {
     onDeadLetter: input.onDeadLetter ?? "block",
     circuitBreaker: breaker === false ? null : circuitPolicy(breaker),
     leaseMs: timeoutMs + 10_000,
+    transform: resolveTransform(
+      input.transform,
+      input.transformTimeout,
+      `destinations.${name}.transform`,
+    ),
   };
 }
 

@@ -21,3 +21,25 @@ describe("compileRoutes types", () => {
     expect(route("stripe", type, body)).toEqual(expected);
   });
 });
+
+describe("compileRoutes transformFor", () => {
+  const a = () => null;
+  const b = () => null;
+  const route = compileRoutes(new Map(), new Set(["app", "other"]), new Set(["stripe"]), [
+    { from: "stripe", types: ["invoice.*"], where: { "$.live": true }, to: "app", transform: a },
+    { from: "stripe", to: ["app", "other"], transform: b, transformTimeout: "2s" },
+    { from: "stripe", to: "other" },
+  ]);
+  const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+
+  it("is the transform of the first route, in configured order, that sends the event to the target", () => {
+    expect(route.transformFor("app", "stripe", "invoice.paid", json({ live: true }))?.fn).toBe(a);
+    expect(route.transformFor("app", "stripe", "invoice.paid", json({ live: false }))?.fn).toBe(b);
+    expect(route.transformFor("other", "stripe", "invoice.paid", body)).toMatchObject({
+      fn: b,
+      timeoutMs: 2000,
+      where: "routes[1].transform",
+    });
+    expect(route.transformFor("none", "stripe", "x", body)).toBeNull();
+  });
+});

@@ -16,6 +16,12 @@ import type { DestinationClient, PostResult } from "./http-client.ts";
 import type { ResolvedDestination } from "./resolve-destinations.ts";
 import { retryAfterMs } from "./retry-after.ts";
 import { signStandardWebhook, stableDeliveryId } from "./sign.ts";
+import {
+  bodyDigest,
+  filteredResponse,
+  prepareRequest,
+  type RouteTransformLookup,
+} from "./transform-request.ts";
 
 /** What forwarding one claimed delivery needs. */
 export interface ForwardContext {
@@ -25,6 +31,8 @@ export interface ForwardContext {
   readonly random: () => number;
   readonly logger: Logger;
   readonly alerts: ResolvedAlerts | undefined;
+  /** The route transforms of the current config (transforms run on each attempt). */
+  readonly routeTransform?: RouteTransformLookup;
 }
 
 /** What an attempt's result means for the delivery. */
@@ -137,11 +145,14 @@ export type DestinationTransport = DestinationClient | BusPublisher;
 
 /**
  * Forwards one claimed delivery to its destination and records the attempt: the request (raw
- * body byte for byte, allowlisted headers, Standard Webhooks signature with the stable
- * `webhook-id`, `hookinbox-*` headers), then what came back (status, selected headers, the first
+ * body byte for byte and the allowlisted headers, or what the route's and destination's
+ * transforms made of them; Standard Webhooks signature over that body with the stable
+ * `webhook-id`, `hookinbox-*` headers; its size and SHA-256), then what came back (status, selected headers, the first
  * 4 KB of the body, latency, error class) on the attempt, then done, a retry (backoff or
  * Retry-After), a dead letter, or — on 410 — a disabled destination and an alert, with the
- * delivery waiting for it to be enabled again. Returns the outcome and what the attempt was to
+ * delivery waiting for it to be enabled again. Transforms that drop the event end the delivery
+ * done (the attempt marked filtered, nothing sent); one that throws, hangs or returns a bad shape
+ * fails the attempt with its HOOKINBOX_TRANSFORM_* code and retries. Returns the outcome and what the attempt was to
  * the circuit breaker (circuit-policy.ts's callResult: null when nothing was sent or it said
  * nothing about the destination); `beforeEnd` hears it once the answer is in and before the
  * delivery ends, so that a circuit this answer opens is open before the delivery's slot frees.
@@ -214,10 +225,32 @@ export async function runForward(
         call: null,
       };
     }
+    // The transforms of the current config, on every attempt: what is sent, or nothing.
+    const prepared = await prepareRequest(destination, context.routeTransform, delivery);
+    if (prepared.kind === "failed") {
+      const last = delivery.budgetAttempt >= destination.retry.maxAttempts;
+      const retryAt = last
+        ? null
+        : now() + retryDelay(destination.retry, delivery.budgetAttempt, context.random);
+      const outcome = await fail(prepared.code, prepared.message, "error", retryAt);
+      log[outcome === "dead" ? "error" : "warn"](
+        { ...fields, outcome, code: prepared.code, retryAt },
+        "forward",
+      );
+      return { outcome, call: null };
+    }
+    if (prepared.kind === "filtered") {
+      await store.completeDelivery({
+        ...base,
+        now: now(),
+        response: filteredResponse(prepared.ms),
+      });
+      log.info({ ...fields, outcome: "filtered" }, "forward");
+      return { outcome: "done", call: null };
+    }
     let result: PostResult;
     if ("publish" in transport) {
-      const bus = destination.bus!;
-      const message = busMessage(delivery, destination.name, bus);
+      const message = busMessage(delivery, destination.name, destination.bus!, prepared.body);
       result = await transport.publish(message, destination.timeoutMs, signal);
     } else {
       // One more hop than the event had when it arrived (a stored event's headers were checked
@@ -225,7 +258,7 @@ export async function runForward(
       const signature = signStandardWebhook(
         destination.secrets,
         stableDeliveryId(delivery.eventId, destination.name),
-        delivery.body,
+        prepared.body,
         now(),
         (storedHops(delivery.headers) ?? 0) + 1,
       );
@@ -245,8 +278,9 @@ export async function runForward(
         destination.headers,
         signature,
         destination.forwardHeaders,
+        prepared.headers,
       );
-      result = await transport.post(headers, delivery.body, destination.timeoutMs, signal);
+      result = await transport.post(headers, prepared.body, destination.timeoutMs, signal);
     }
     if (result.aborted) throw hookinboxError("HOOKINBOX_LEASE_LOST", delivery.id);
     // What came back is stored by the statement that ends the attempt (one write of its row).
@@ -262,6 +296,7 @@ export async function runForward(
           (result.status !== null && (result.status < 200 || result.status >= 300)
             ? "http-status"
             : null),
+        request: bodyDigest(prepared.body),
       },
     };
     const verdict = destination.bus ? busVerdict(result) : verdictOf(result, now());

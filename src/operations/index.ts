@@ -40,3 +40,4 @@ export {
 } from "./replay-policy.ts";
 export { listRunbooks } from "./runbooks.ts";
 export { stuckWork } from "./stuck.ts";
+export { previewTransforms } from "./transform-preview.ts";

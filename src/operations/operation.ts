@@ -3,6 +3,8 @@ import type { TreeHeads } from "../audit/tree-heads.ts";
 import { hookinboxError } from "../errors.ts";
 import type { ConfiguredDestination } from "../forward/destination-admin.ts";
 import type { RouteEvent } from "../forward/route-table.ts";
+import type { TargetPreview } from "../forward/transform-preview.ts";
+import type { PreparableEvent } from "../forward/transform-request.ts";
 import type { Store } from "../store/types.ts";
 import type { Runbooks } from "./runbook-lookup.ts";
 
@@ -30,6 +32,15 @@ export interface OperationContext {
   now(): number;
   /** Present where the config's handlers are loaded (replays). */
   readonly routing?: ReplayRouting;
+  /**
+   * What a destination would be sent for a stored event now, through the current transforms
+   * (nothing sent or stored); present where the config's destinations are loaded. Null for a
+   * target that is not a configured destination.
+   */
+  readonly previewTarget?: (
+    target: string,
+    event: PreparableEvent,
+  ) => Promise<TargetPreview | null>;
   /** Signed tree heads; null when the audit log is off, undefined where the surface has none. */
   readonly audit?: TreeHeads | null;
   /** Wakes an in-process worker after work became due (the CLI's store has none to wake). */

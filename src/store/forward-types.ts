@@ -58,8 +58,8 @@ export interface CircuitCalls {
 }
 
 /**
- * What one forwarding attempt got back: recorded on the attempt (additive columns), never the
- * request body. `status` is null when no response came (timeout, reset, DNS, refused address).
+ * What one forwarding attempt sent and got back: recorded on the attempt (additive columns),
+ * never the request body. `status` is null when no response came (timeout, reset, DNS, refused address).
  */
 export interface AttemptResponse {
   readonly status: number | null;
@@ -70,6 +70,10 @@ export interface AttemptResponse {
   readonly latencyMs: number;
   /** `http-status`, `timeout`, `connect`, `reset`, `dns`, `address-refused`, `redirect`, … or null on success. */
   readonly errorClass: string | null;
+  /** What was sent: the body's size and SHA-256 (hex), after transforms; null when nothing was. */
+  readonly request?: { readonly bytes: number; readonly sha256: string } | null;
+  /** The transforms dropped the event for this target: nothing was sent and the delivery is done. */
+  readonly filtered?: boolean;
 }
 
 /** The store operations forwarding adds (both stores implement them). */

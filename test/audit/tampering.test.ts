@@ -17,7 +17,6 @@ import { openStore } from "../../src/store/open-store.ts";
 import { auditPostgres } from "../../src/store/postgres/audit.ts";
 import { parsePostgresUrl } from "../../src/store/postgres/connection.ts";
 import { schemaNames } from "../../src/store/postgres/schema-names.ts";
-import { prepareAuditReads } from "../../src/store/sqlite/audit.ts";
 import { dialectOf } from "../helpers/dialect.ts";
 import { schemaPool, storeFactories, type TestStore } from "../helpers/stores.ts";
 import { acceptInput } from "../store/conformance.ts";
@@ -55,14 +54,11 @@ interface Tamperer {
 function sqliteTamperer(url: string): Tamperer {
   const db = new Database(url.slice("sqlite:".length));
   db.pragma("foreign_keys = ON");
-  const reads = prepareAuditReads(db);
   return {
     run: async (sql, params = []) => void db.prepare(sql).run(...params),
     all: async <Row>(sql: string, params: unknown[] = []) =>
       db.prepare(sql).all(...params) as Row[],
     audit: {
-      auditLeafPage: async (afterSeq, limit) => reads.leafPage(afterSeq, limit),
-      auditRetentionLeaves: async () => reads.retentionLeaves(),
       ...coreReads({
         dialect: "sqlite",
         table: (name) => name,

@@ -182,6 +182,7 @@ describe("CLI output over hostile stored data", () => {
       "audit consistency": [["audit", "consistency", "--from", "1", "--to", "1"]],
       "audit verify": [["audit", "verify"]],
       "runbooks list": [["runbooks", "list"]],
+      "transform test": [["transform", "test", eventId, "--target", "app"]],
     };
     expect(
       leafCommands().filter((path) => !(path in runs) && !printsNoStoredData.has(path)),

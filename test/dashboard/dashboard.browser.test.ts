@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
 import { launchChromium } from "../helpers/chromium.ts";
 import { until } from "../helpers/processing.ts";
+import { type Receiver, startReceiver } from "../helpers/receiver.ts";
 import { secrets, standardRequest } from "../helpers/signers.ts";
 import { repoRoot, tempDir } from "../helpers/temp.ts";
 
@@ -22,12 +23,14 @@ let browser: Browser;
 let page: Page;
 let tmp: ReturnType<typeof tempDir>;
 let handled = 0;
+let billing: Receiver;
 
 beforeAll(async () => {
   const chromiumError = inject("chromiumError");
   if (chromiumError) throw new Error(chromiumError);
   mkdirSync(shots, { recursive: true });
   tmp = tempDir();
+  billing = await startReceiver();
   gateway = await startGateway(
     {
       store: `sqlite:${join(tmp.dir, "dashboard.db")}`,
@@ -41,6 +44,19 @@ beforeAll(async () => {
           throw new Error("card processor unreachable (ECONNREFUSED)");
         },
       },
+      // Invoices go to a destination through a transform (the event page previews it).
+      destinations: {
+        billing: {
+          url: billing.url,
+          secret: "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+          allowPrivateNetworks: true,
+          transform: (event: { json: unknown }) => {
+            const invoice = event.json as { n: number; drop?: boolean };
+            return invoice.drop ? null : { body: { billed: invoice.n } };
+          },
+        },
+      },
+      routes: [{ from: "std", types: ["invoice.*"], to: "billing" }],
       retry: { maxAttempts: 1, schedule: ["1s"], jitter: "none" },
       worker: { pollInterval: "50ms" },
       runbooks: {
@@ -61,6 +77,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await gateway?.close();
+  await billing?.close();
   tmp?.cleanup();
 });
 
@@ -307,5 +324,38 @@ describe("dashboard in Chromium", () => {
     await page.getByLabel("Admin token").waitFor();
     const after = await page.evaluate(async () => (await fetch("api/events")).status);
     expect(after).toBe(401);
+  });
+
+  it("the event page previews what each destination would be sent after transforms, and marks a filtered attempt", async () => {
+    await page.goto(gateway.url);
+    await page.getByLabel("Admin token").fill(token);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByTestId("total-received").waitFor();
+    const eventOf = async (id: string, payload: Record<string, unknown>) =>
+      ((await (await send(id, payload)).json()) as { eventId: string }).eventId;
+    const kept = await eventOf("msg_invoice_kept", { type: "invoice.paid", n: 3 });
+    const dropped = await eventOf("msg_invoice_dropped", {
+      type: "invoice.paid",
+      n: 4,
+      drop: true,
+    });
+    await until(
+      async () =>
+        (await gateway.inbox.store.getEvent(kept))?.status === "done" &&
+        (await gateway.inbox.store.getEvent(dropped))?.status === "done",
+      15_000,
+      "both invoices delivered or filtered",
+    );
+    expect(billing.requests.map((r) => r.body.toString())).toEqual(['{"billed":3}']);
+
+    await page.goto(`${gateway.url}/#/events/${kept}`);
+    await page.getByTestId("transform-preview").waitFor();
+    expect(await page.getByTestId("transform-preview").getAttribute("data-outcome")).toBe("send");
+    expect(await text("preview-body")).toBe('{"billed":3}');
+    await shot("09-transform-preview");
+    await page.goto(`${gateway.url}/#/events/${dropped}`);
+    await page.locator("[data-testid=transform-preview][data-outcome=filtered]").waitFor();
+    await page.getByTestId("filtered").waitFor();
+    expect(await text("filtered")).toBe("filtered: nothing sent");
   });
 });

@@ -54,7 +54,9 @@ describe.each(storeFactories())("circuit breaker ($name)", (factory) => {
     const flaky = await receiver((_r, index) => ({ status: index % 2 === 0 ? 503 : 200 }));
     // Over it: every answer a 503.
     const failing = await receiver(() => ({ status: 503 }));
-    const breaker = { failureRate: 0.85, minCalls: 10, cooldown: "1h" };
+    // A window of an hour: on a loaded machine the 10 calls took over the default 30 s, the
+    // first slid out of the window, and an 11th went out before 10 were in it.
+    const breaker = { failureRate: 0.85, minCalls: 10, window: "1h", cooldown: "1h" };
     const retry = { schedule: ["50ms"], jitter: "none", maxAttempts: 100 };
     const env = await forwardingInbox(factory, {
       flaky: destination(flaky.url, { concurrency: 1, circuitBreaker: breaker, retry }),

@@ -11,7 +11,7 @@ import { repoRoot, tempDir } from "../helpers/temp.ts";
 
 // Slow-body attacks with real sockets against a real `hookinbox start` process on its default
 // connection limits (http.maxConnections 1000): while 1,000 slow-body connections (headers, then
-// one byte a second, reopened as soon as they close) run for 60 s, at least 99% of correctly
+// one byte a second, reopened as soon as they close) run for 20 s, at least 99% of 240 correctly
 // signed webhooks from another address are answered 2xx (each has 10 s, the client's timeout),
 // the gateway's RSS stays under 300 MB, and nothing a slow body sent is stored. How many were
 // answered within 1 s (the latency goal) is printed, not asserted: the suite holds no timing
@@ -21,8 +21,12 @@ import { repoRoot, tempDir } from "../helpers/temp.ts";
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-const attackMs = 60_000;
-const sendEveryMs = 250;
+// 20 s holds two full rounds of the default minimum body rate (5 s of grace, then 240 bytes/s
+// over 5 s): every slow connection is cut and reopened at least twice while the webhooks arrive.
+// The 240 webhooks (one each 83 ms) keep the 99% a share of the same count as the 60 s run had.
+const attackMs = 20_000;
+const webhooks = 240;
+const sendEveryMs = attackMs / webhooks;
 
 /** Resident set size of a process, in MB: the current one, or the peak (VmHWM). */
 function rssMb(pid: number, field: "VmRSS" | "VmHWM"): number {
@@ -102,7 +106,7 @@ async function underAttack(name: string, addresses: string[]) {
     // Let the 1,000 connections take their slots first.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const sends: Array<Promise<{ status: number | null; ms: number }>> = [];
-    for (let i = 0; i < attackMs / sendEveryMs; i++) {
+    for (let i = 0; i < webhooks; i++) {
       sends.push(sendSigned(gateway.url, `msg_${name}_${i}`));
       await new Promise((resolve) => setTimeout(resolve, sendEveryMs));
     }
@@ -139,11 +143,11 @@ async function underAttack(name: string, addresses: string[]) {
 }
 
 describe("slow-body attack against a gateway process on its default limits", () => {
-  it("1,000 slow-body connections from 127.0.0.2 for 60 s: ≥ 99% of signed webhooks from 127.0.0.1 get 2xx, RSS < 300 MB", async () => {
+  it("1,000 slow-body connections from 127.0.0.2 for 20 s: ≥ 99% of 240 signed webhooks from 127.0.0.1 get 2xx, RSS < 300 MB", async () => {
     await underAttack("one-address", ["127.0.0.2"]);
   }, 120_000);
 
-  it("1,000 slow-body connections from 50 addresses (127.0.0.10–59) for 60 s: ≥ 99% of signed webhooks from 127.0.0.1 get 2xx, RSS < 300 MB", async () => {
+  it("1,000 slow-body connections from 50 addresses (127.0.0.10–59) for 20 s: ≥ 99% of 240 signed webhooks from 127.0.0.1 get 2xx, RSS < 300 MB", async () => {
     await underAttack(
       "fifty-addresses",
       Array.from({ length: 50 }, (_, i) => `127.0.0.${10 + i}`),

@@ -2,12 +2,15 @@
 // HOOKINBOX_PACKED, a folder where `npm run check:package` already packed it) and installed with
 // the consumers' frameworks into one temp folder; each consumer is a folder inside it with its own
 // files, resolving `hookinbox` from that shared node_modules, so the whole set costs one install.
+// That folder is the test run's (consumer-root-setup.ts): the first test file to ask installs
+// it, the next ones reuse it, and the run's teardown removes it.
 // Installs skip install scripts: nothing native is built, so the consumers use PostgreSQL (a
 // PostgreSQL-only install must not need better-sqlite3).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { inject } from "vitest";
 import { repoRoot, tempDir } from "../helpers/temp.ts";
 
 const ownPackage = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
@@ -67,15 +70,27 @@ export function packedTarball(into: string): string {
   return join(into, filename);
 }
 
-/** Packs (or finds) the tarball and installs it with every consumer's framework. */
+/**
+ * Packs (or finds) the tarball and installs it with every consumer's framework into the run's
+ * consumer folder, unless an earlier test file of this run already did.
+ */
 export function installConsumerRoot(): ConsumerRoot {
-  const tmp = tempDir("hookinbox-consumers-");
-  const tarball = packedTarball(tmp.dir);
-  writeFileSync(join(tmp.dir, "package.json"), '{ "name": "consumers", "private": true }\n');
-  npmInstall(tmp.dir, [
-    tarball,
-    ...Object.entries(consumerDependencies).map(([name, version]) => `${name}@${version}`),
-  ]);
+  const shared = inject("consumerRootDir");
+  const tmp = shared ? { dir: shared, cleanup: () => {} } : tempDir("hookinbox-consumers-");
+  const marker = join(tmp.dir, "installed.json");
+  let tarball: string;
+  if (existsSync(marker)) {
+    ({ tarball } = JSON.parse(readFileSync(marker, "utf8")) as { tarball: string });
+    console.log(`consumer root: reusing this run's install in ${tmp.dir}`);
+  } else {
+    tarball = packedTarball(tmp.dir);
+    writeFileSync(join(tmp.dir, "package.json"), '{ "name": "consumers", "private": true }\n');
+    npmInstall(tmp.dir, [
+      tarball,
+      ...Object.entries(consumerDependencies).map(([name, version]) => `${name}@${version}`),
+    ]);
+    writeFileSync(marker, JSON.stringify({ tarball }));
+  }
   cpSync(join(repoRoot, "test/package/fixtures"), tmp.dir, { recursive: true });
   return { dir: tmp.dir, tarball, tarballBytes: statSync(tarball).size, cleanup: tmp.cleanup };
 }

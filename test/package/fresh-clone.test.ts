@@ -6,6 +6,12 @@
 // HOOKINBOX_CLONE_REF names. Uncommitted changes are not in the clone, so they are not tested
 // here; the test prints which commit it tested and how many tracked files differ from it.
 //
+// In CI the checkout itself is that fresh clone, and .ci/run's first step is its `npm ci`
+// (HOOKINBOX_CI_INSTALLED=1 says so). Then the clone shares that install instead of running a
+// second one: its node_modules and web/dist are hard links to what `npm ci` left in the checkout,
+// and the test first checks that the checkout holds exactly the commit (no tracked change) and
+// that `prepare` built web/dist there.
+//
 // Also: without web/dist (as after `npm ci --ignore-scripts`), `hookinbox start` says so on one
 // line and / answers 503 with the code; without Vite, `prepare` prints one line and succeeds.
 import { execFileSync, spawnSync } from "node:child_process";
@@ -53,6 +59,18 @@ beforeAll(() => {
   git(["clone", "--quiet", "--no-checkout", repoRoot, clone], tmp.dir);
   git(["checkout", "--quiet", "--detach", commit], clone);
   const started = Date.now();
+  if (process.env.HOOKINBOX_CI_INSTALLED === "1" && ref === "HEAD") {
+    // .ci/run's `npm ci` in a clean clone of this very commit: share it.
+    if (changed.length)
+      throw new Error(`HOOKINBOX_CI_INSTALLED=1 but ${changed.length} tracked files changed`);
+    if (!existsSync(join(repoRoot, "web/dist/index.html")))
+      throw new Error("HOOKINBOX_CI_INSTALLED=1 but npm ci's prepare built no web/dist");
+    // Hard links: removing or renaming in the clone (as the tests below do) leaves them whole.
+    execFileSync("cp", ["-al", join(repoRoot, "node_modules"), join(clone, "node_modules")]);
+    execFileSync("cp", ["-al", join(repoRoot, "web/dist"), join(clone, "web/dist")]);
+    console.log(`shared .ci/run's npm ci (hard links): ${Date.now() - started} ms`);
+    return;
+  }
   const ci = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--prefer-offline"], {
     cwd: clone,
     encoding: "utf8",

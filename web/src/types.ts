@@ -36,7 +36,24 @@ export interface Attempt {
     body: string | null;
     latencyMs: number;
     errorClass: string | null;
+    /** What was sent (after transforms): size and SHA-256. */
+    request?: { bytes: number; sha256: string } | null;
+    /** The transforms dropped the event: nothing sent. */
+    filtered?: boolean;
   };
+}
+
+/** What one destination would be sent for an event now (`GET /api/events/:id/preview`). */
+export interface TargetPreview {
+  target: string;
+  transforms: string[];
+  outcome: "send" | "filtered" | "failed";
+  headers?: Record<string, string>;
+  body?: string | null;
+  base64?: string;
+  bytes?: number;
+  sha256?: string;
+  error?: { code: string; message: string };
 }
 
 export interface Delivery {

@@ -32,7 +32,7 @@ function templateOf(bus: BusSettings): string {
  * One delivery as a broker message: addressed by the destination's template, with the headers
  * HTTP forwarding sends (the stable `webhook-id`, `hookinbox-attempt`, `-replay`, `-event-id`,
  * `-delivery-id`, `-source`, `-type` percent-encoded as in HTTP, and the original
- * `content-type`), and the stored body as is. Brokers deduplicate on the stable id; a replay
+ * `content-type`), and the stored body as is (or what the destination's transforms made of it). Brokers deduplicate on the stable id; a replay
  * gets `<stable id>:replay:<delivery id>`, since it is meant to arrive again (a JetStream
  * dedup window would drop it), while its own retries still deduplicate.
  *
@@ -46,6 +46,7 @@ export function busMessage(
   delivery: ClaimedDelivery,
   destination: string,
   bus: BusSettings,
+  body: Uint8Array = delivery.body,
 ): BusMessage {
   const id = stableDeliveryId(delivery.eventId, destination);
   const headers: Record<string, string> = {
@@ -63,7 +64,7 @@ export function busMessage(
     address: expandTemplate(templateOf(bus), delivery.source, delivery.type),
     headers,
     dedupId: delivery.isReplay ? `${id}:replay:${delivery.id}` : id,
-    body: delivery.body,
+    body,
   };
 }
 

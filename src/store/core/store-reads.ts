@@ -1,4 +1,12 @@
+import { receiptIdFloor } from "../alert-fold.ts";
+import {
+  type LeafJoinRow,
+  leafRecordOf,
+  receiptLeafColumns,
+  receiptLeafJoin,
+} from "../audit-rows.ts";
 import type { AuditStore, StoredTreeHead } from "../audit-types.ts";
+import type { QueueStore } from "../queue-types.ts";
 import type { RetentionStore } from "../retention-types.ts";
 import { placeholder, type SqlDialect, type SqlStatement } from "./sql-template.ts";
 
@@ -8,7 +16,10 @@ export type CoreTable =
   | "audit_tree"
   | "audit_leaves"
   | "retention_marks"
-  | "events";
+  | "events"
+  | "deliveries"
+  | "receipts"
+  | "alert_outbox";
 
 /**
  * What a driver gives core to implement Store reads once: its dialect, its table names, and one
@@ -28,7 +39,61 @@ export type CoreAuditReads =
   | "auditUnloggedEvents"
   | "latestTreeHead"
   | "treeHeadOfSize"
-  | "treeHeadsSignedBy";
+  | "treeHeadsSignedBy"
+  | "auditLeafPage"
+  | "auditRetentionLeaves";
+
+/** The queue and alert reads core implements (drivers leave them out). */
+export type CoreQueueReads = "nextDueAt" | "countDue" | "latestAlertKind" | "receiptCounts";
+
+/**
+ * An index the statement must use on SQLite, whose planner may otherwise scan a table with a
+ * less selective one (PostgreSQL plans from its statistics: nothing is added there).
+ *
+ * @example
+ * ```ts
+ * `SELECT count(*) FROM deliveries${indexedBy("sqlite", "deliveries_due")} WHERE …`;
+ * ```
+ */
+export function indexedBy(dialect: SqlDialect, index: string): string {
+  return dialect === "sqlite" ? ` INDEXED BY ${index}` : "";
+}
+
+/**
+ * `column` starts with `prefix` (letters, digits and `_` only): a range over the column's index
+ * on SQLite, whose byte order makes the range exact; `starts_with` on PostgreSQL, where a
+ * collation may order `_` and the next byte otherwise.
+ *
+ * @example
+ * ```ts
+ * startsWith("sqlite", "event_id", "ret_"); // "event_id >= 'ret_' AND event_id < 'ret`'"
+ * ```
+ */
+export function startsWith(dialect: SqlDialect, column: string, prefix: string): string {
+  if (!/^[A-Za-z0-9_]+$/.test(prefix)) throw new Error(`startsWith: unsafe prefix ${prefix}`);
+  if (dialect === "postgres") return `starts_with(${column}, '${prefix}')`;
+  const next = `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`;
+  return `${column} >= '${prefix}' AND ${column} < '${next}'`;
+}
+
+/**
+ * `column` is one of a list of texts bound as one parameter: a JSON array read by json_each on
+ * SQLite, a text[] on PostgreSQL. Returns the condition (with one `?`) and the parameter.
+ *
+ * @example
+ * ```ts
+ * inTextList("postgres", "event_id", ["evt_1"]); // { sql: "event_id = ANY(?::text[])", param: ["evt_1"] }
+ * ```
+ */
+export function inTextList(
+  dialect: SqlDialect,
+  column: string,
+  values: readonly string[],
+): { sql: string; param: unknown } {
+  return dialect === "sqlite"
+    ? { sql: `${column} IN (SELECT value FROM json_each(?))`, param: JSON.stringify(values) }
+    : { sql: `${column} = ANY(?::text[])`, param: values };
+}
 
 /**
  * A statement written with `?` placeholders, as `dialect` binds them (`$1, $2, …` on
@@ -63,8 +128,8 @@ const toHead = (row: HeadRow): StoredTreeHead => ({
 
 /**
  * The Store reads implemented once, in core, over a driver's `rows` primitive: the audit log's
- * tree, its leaf of an event, the events it lacks and its signed heads, and retention's expiry
- * mark.
+ * tree, its leaf of an event, the events it lacks and its signed heads, retention's expiry mark,
+ * the queue's next due time and due count, and the alerts' latest kind and receipt counts.
  *
  * @example
  * ```ts
@@ -74,8 +139,11 @@ const toHead = (row: HeadRow): StoredTreeHead => ({
  */
 export function coreReads(
   driver: ReadDriver,
-): Pick<AuditStore, CoreAuditReads> & Pick<RetentionStore, "eventsExpiredBefore"> {
+): Pick<AuditStore, CoreAuditReads> &
+  Pick<RetentionStore, "eventsExpiredBefore"> &
+  Pick<QueueStore, CoreQueueReads> {
   const heads = driver.table("audit_heads");
+  const deliveries = driver.table("deliveries");
   const rowsOf = <Row>(text: string, params: unknown[] = []) =>
     driver.rows<Row>(bindText(driver.dialect, text, params));
   const read = (text: string, params: unknown[] = []) => rowsOf<HeadRow>(text, params);
@@ -118,6 +186,76 @@ export function coreReads(
         [size],
       );
       return row ? toHead(row) : null;
+    },
+    async nextDueAt() {
+      const [row] = await rowsOf<{ at: number | string | null }>(
+        `SELECT min(run_at) AS at FROM ${deliveries}${indexedBy(driver.dialect, "deliveries_due")}
+         WHERE status = 'pending'`,
+      );
+      return row?.at == null ? null : Number(row.at);
+    },
+    async countDue({ now, eventIds }) {
+      const at = Math.floor(now);
+      const [row] =
+        eventIds === undefined
+          ? await rowsOf<{ n: number | string }>(
+              `SELECT count(*) AS n FROM ${deliveries}${indexedBy(driver.dialect, "deliveries_due")}
+               WHERE status = 'pending' AND run_at <= ?`,
+              [at],
+            )
+          : await (() => {
+              const ofEvents = inTextList(driver.dialect, "event_id", eventIds);
+              return rowsOf<{ n: number | string }>(
+                `SELECT count(*) AS n FROM ${deliveries}${indexedBy(driver.dialect, "deliveries_event")}
+                 WHERE ${ofEvents.sql} AND status = 'pending' AND run_at <= ?`,
+                [ofEvents.param, at],
+              );
+            })();
+      return Number(row?.n ?? 0);
+    },
+    async latestAlertKind(prefix) {
+      const [row] = await rowsOf<{ kind: string }>(
+        `SELECT kind FROM ${driver.table("alert_outbox")}
+         WHERE substr(condition, 1, length(?)) = ? ORDER BY last_at DESC, id DESC LIMIT 1`,
+        [prefix, prefix],
+      );
+      return row?.kind ?? null;
+    },
+    async receiptCounts(since) {
+      const [row] = await rowsOf<{ receipts: number | string; duplicates: number | string | null }>(
+        `SELECT count(*) AS receipts, sum(CASE WHEN duplicate THEN 1 ELSE 0 END) AS duplicates
+         FROM ${driver.table("receipts")}
+         WHERE id >= ? AND received_at >= ? AND event_id IS NOT NULL`,
+        [receiptIdFloor(since), Math.floor(since)],
+      );
+      return { receipts: Number(row?.receipts ?? 0), duplicates: Number(row?.duplicates ?? 0) };
+    },
+    async auditLeafPage(afterSeq, limit) {
+      const rows = await rowsOf<LeafJoinRow & { headers: Array<[string, string]> | string | null }>(
+        `SELECT l.seq, l.event_id, l.hash, e.source, e.dedup_key, e.received_at, e.body, e.headers,
+                e.purged_at, e.body_sha256, e.headers_sha256, e.type, e.ordering_key,
+                e.occurred_at, e.version, ${receiptLeafColumns}
+         FROM ${driver.table("audit_leaves")} l LEFT JOIN ${driver.table("events")} e ON e.id = l.event_id
+         ${receiptLeafJoin(driver.table("receipts"), driver.table("events"), driver.table("retention_marks"))}
+         WHERE l.seq > ? ORDER BY l.seq LIMIT ?`,
+        [afterSeq, limit],
+      );
+      // SQLite keeps headers as JSON text, PostgreSQL as jsonb (parsed by the driver).
+      return rows.map((r) =>
+        leafRecordOf(
+          r,
+          typeof r.headers === "string"
+            ? (JSON.parse(r.headers) as Array<[string, string]>)
+            : r.headers,
+        ),
+      );
+    },
+    async auditRetentionLeaves() {
+      const rows = await rowsOf<{ seq: number | string; event_id: string }>(
+        `SELECT seq, event_id FROM ${driver.table("audit_leaves")}
+         WHERE ${startsWith(driver.dialect, "event_id", "ret_")} ORDER BY seq`,
+      );
+      return rows.map((r) => ({ seq: Number(r.seq), eventId: r.event_id }));
     },
     async treeHeadsSignedBy(at, limit) {
       const rows = await read(

@@ -40,11 +40,15 @@ export interface AttemptRow {
   response_body: string | null;
   latency_ms: number | null;
   error_class: string | null;
+  request_bytes: number | null;
+  request_sha256: string | null;
+  filtered: boolean | 0 | 1;
 }
 
 /** The attempts columns `toAttemptView` reads. */
 export const attemptColumns = `id, attempt, worker_id, started_at, ended_at, outcome, error_message,
-  error_stack, response_status, response_headers, response_body, latency_ms, error_class`;
+  error_stack, response_status, response_headers, response_body, latency_ms, error_class,
+  request_bytes, request_sha256, filtered`;
 
 /**
  * A millisecond time as ISO 8601 (`null` stays `null`).
@@ -125,7 +129,8 @@ export function attemptResponse(
   row: Pick<
     AttemptRow,
     "response_status" | "response_headers" | "response_body" | "latency_ms" | "error_class"
-  >,
+  > &
+    Partial<Pick<AttemptRow, "request_bytes" | "request_sha256" | "filtered">>,
 ): { response?: AttemptResponse } {
   if (row.latency_ms === null) return {};
   return {
@@ -138,6 +143,10 @@ export function attemptResponse(
       body: row.response_body,
       latencyMs: row.latency_ms,
       errorClass: row.error_class,
+      ...(row.request_bytes == null || row.request_sha256 == null
+        ? {}
+        : { request: { bytes: row.request_bytes, sha256: row.request_sha256 } }),
+      ...(row.filtered ? { filtered: true } : {}),
     },
   };
 }

@@ -1,6 +1,7 @@
 import type pg from "pg";
-import { foldTarget, receiptIdFloor } from "../alert-fold.ts";
+import { foldTarget } from "../alert-fold.ts";
 import type { AlertOccurrence, AlertOutboxStore, OutboxAlert } from "../alert-types.ts";
+import type { CoreQueueReads } from "../core/store-reads.ts";
 import { withRetry, withTransaction } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -14,7 +15,10 @@ import type { SchemaNames } from "./schema-names.ts";
  * await outbox.claimDueAlerts(Date.now(), 10, 120_000);
  * ```
  */
-export function alertOutboxPostgres(pool: pg.Pool, t: SchemaNames): AlertOutboxStore {
+export function alertOutboxPostgres(
+  pool: pg.Pool,
+  t: SchemaNames,
+): Omit<AlertOutboxStore, CoreQueueReads> {
   return {
     async recordAlerts(occurrences, input) {
       await withTransaction(pool, (client) => recordAlertsIn(client, t, occurrences, input));
@@ -55,26 +59,6 @@ export function alertOutboxPostgres(pool: pg.Pool, t: SchemaNames): AlertOutboxS
               [id, Math.floor(outcome.retryAt), outcome.error],
             ),
       );
-    },
-    async latestAlertKind(prefix) {
-      const { rows } = await withRetry(() =>
-        pool.query<{ kind: string }>(
-          `SELECT kind FROM ${t.alert_outbox} WHERE starts_with(condition, $1)
-           ORDER BY last_at DESC, id DESC LIMIT 1`,
-          [prefix],
-        ),
-      );
-      return rows[0]?.kind ?? null;
-    },
-    async receiptCounts(since) {
-      const { rows } = await withRetry(() =>
-        pool.query<{ receipts: number; duplicates: number }>(
-          `SELECT count(*)::int AS receipts, count(*) FILTER (WHERE duplicate)::int AS duplicates
-           FROM ${t.receipts} WHERE id >= $1 AND received_at >= $2 AND event_id IS NOT NULL`,
-          [receiptIdFloor(since), Math.floor(since)],
-        ),
-      );
-      return rows[0] ?? { receipts: 0, duplicates: 0 };
     },
   };
 }

@@ -8,12 +8,6 @@ import {
   type ReceiptLeafFields,
 } from "../../audit/receipt-leaf.ts";
 import { encodeRetentionLeaf, type RetentionLeafFields } from "../../audit/retention-leaf.ts";
-import {
-  type LeafJoinRow,
-  leafRecordOf,
-  receiptLeafColumns,
-  receiptLeafJoin,
-} from "../audit-rows.ts";
 import type { AuditStore } from "../audit-types.ts";
 import type { CoreAuditReads } from "../core/store-reads.ts";
 import { withRetry } from "./connection.ts";
@@ -135,25 +129,6 @@ export function auditPostgres(
       return new Map(
         rows.map((r) => [subtreeKey({ level: r.level, index: Number(r.idx) }), r.hash]),
       );
-    },
-    async auditLeafPage(afterSeq, limit) {
-      const rows = await query<LeafJoinRow & { headers: Array<[string, string]> | null }>(
-        `SELECT l.seq, l.event_id, l.hash, e.source, e.dedup_key, e.received_at, e.body, e.headers,
-                e.purged_at, e.body_sha256, e.headers_sha256, e.type, e.ordering_key,
-            e.occurred_at, e.version, ${receiptLeafColumns}
-         FROM ${t.audit_leaves} l LEFT JOIN ${t.events} e ON e.id = l.event_id
-         ${receiptLeafJoin(t.receipts, t.events, t.retention_marks)}
-         WHERE l.seq > $1 ORDER BY l.seq LIMIT $2`,
-        [afterSeq, limit],
-      );
-      return rows.map((r) => leafRecordOf(r, r.headers));
-    },
-    async auditRetentionLeaves() {
-      const rows = await query<{ seq: string; event_id: string }>(
-        `SELECT seq, event_id FROM ${t.audit_leaves}
-         WHERE starts_with(event_id, 'ret_') ORDER BY seq`,
-      );
-      return rows.map((r) => ({ seq: Number(r.seq), eventId: r.event_id }));
     },
     async saveTreeHead(head) {
       await query(

@@ -182,8 +182,6 @@ export function openPostgresStore(
     releaseDeliveries: (workerId, ids, now) => run(() => leases.release(workerId, ids, now)),
     rescueExpiredLeases: (now) => run(() => leases.rescue(now)),
     markAbandoned: (input) => run(() => leases.abandon(input)),
-    nextDueAt: () => run(() => leases.nextDueAt()),
-    countDue: (query) => run(() => leases.countDue(query)),
     listDeliveries: (query) => run(() => deliveries.list(query)),
     retryDelivery: (id, now) => run(() => deliveries.retry(id, now)),
     deliveryById: (id) => run(() => deliveries.byId(id)),
@@ -209,8 +207,6 @@ export function openPostgresStore(
     claimDueAlerts: (now, limit, leaseMs) => run(() => outbox.claimDueAlerts(now, limit, leaseMs)),
     pruneAlerts: (before, limit) => run(() => outbox.pruneAlerts(before, limit)),
     settleAlert: (id, outcome) => run(() => outbox.settleAlert(id, outcome)),
-    latestAlertKind: (prefix) => run(() => outbox.latestAlertKind(prefix)),
-    receiptCounts: (since) => run(() => outbox.receiptCounts(since)),
     stuck: (input) => run(() => reports.stuck(input)),
     queueGauges: () => run(() => reports.queueGauges()),
     receiptSeries: (since) => run(() => dashboard.receiptSeries(since)),
@@ -223,8 +219,6 @@ export function openPostgresStore(
     auditSequencerLease: (holder, ttlMs) =>
       run(() => auditSequencerLeasePostgres(pool, t, holder, ttlMs)),
     auditSubtrees: (ids) => run(() => audit.auditSubtrees(ids)),
-    auditLeafPage: (afterSeq, limit) => run(() => audit.auditLeafPage(afterSeq, limit)),
-    auditRetentionLeaves: () => run(() => audit.auditRetentionLeaves()),
     saveTreeHead: (head) => run(() => audit.saveTreeHead(head)),
     purgePayloads: (input) => run(() => purgePayloadsPostgres(pool, t, input)),
     ...coreReads({

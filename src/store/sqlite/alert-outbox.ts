@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { foldTarget, receiptIdFloor } from "../alert-fold.ts";
+import { foldTarget } from "../alert-fold.ts";
 import type { AlertOccurrence, OutboxAlert } from "../alert-types.ts";
 
 /**
@@ -48,14 +48,6 @@ export function prepareAlertOutbox(db: Database.Database) {
   const failed = db.prepare(
     "UPDATE alert_outbox SET due_at = @retryAt, attempts = attempts + 1, last_error = @error WHERE id = @id",
   );
-  const latest = db.prepare<[{ prefix: string }], { kind: string }>(
-    `SELECT kind FROM alert_outbox WHERE substr(condition, 1, length(@prefix)) = @prefix
-     ORDER BY last_at DESC, id DESC LIMIT 1`,
-  );
-  const receipts = db.prepare<[string, number], { receipts: number; duplicates: number | null }>(
-    `SELECT count(*) AS receipts, sum(duplicate) AS duplicates FROM receipts
-     WHERE id >= ? AND received_at >= ? AND event_id IS NOT NULL`,
-  );
   return {
     record(
       occurrences: readonly AlertOccurrence[],
@@ -97,11 +89,6 @@ export function prepareAlertOutbox(db: Database.Database) {
     ): void {
       if (outcome.delivered) delivered.run({ id, now: Math.floor(outcome.now) });
       else failed.run({ id, retryAt: Math.floor(outcome.retryAt), error: outcome.error });
-    },
-    latestKind: (prefix: string) => latest.get({ prefix })?.kind ?? null,
-    receiptCounts(since: number) {
-      const row = receipts.get(receiptIdFloor(since), Math.floor(since));
-      return { receipts: row?.receipts ?? 0, duplicates: row?.duplicates ?? 0 };
     },
   };
 }

@@ -11,13 +11,7 @@ import { type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
 import { type ReceiptLeafFields, receiptLeafHashOf } from "../../audit/receipt-leaf.ts";
 import { type RetentionLeafFields, retentionLeafHashOf } from "../../audit/retention-leaf.ts";
 import { retentionLeafId } from "../../audit/retention-record.ts";
-import {
-  type LeafJoinRow,
-  leafRecordOf,
-  receiptLeafColumns,
-  receiptLeafJoin,
-} from "../audit-rows.ts";
-import type { AuditLeafRecord, StoredTreeHead } from "../audit-types.ts";
+import type { StoredTreeHead } from "../audit-types.ts";
 import type { TransactionFinisher } from "./group-commit.ts";
 
 /**
@@ -141,14 +135,14 @@ export function prepareSaveTreeHead(db: Database.Database): (head: StoredTreeHea
 }
 
 /**
- * Prepares the audit log's reads on the reading connection. Subtree lookups are primary-key
- * probes (a head or proof needs O(log² n) of them); the leaf page walks the leaf primary key
- * from a cursor and joins each event by its primary key, so verification streams.
+ * Prepares the audit log's subtree reads on the reading connection: primary-key probes, one per
+ * subtree (a head or proof needs O(log² n) of them). The leaf page and the other reads are
+ * core's (core/store-reads.ts).
  *
  * @example
  * ```ts
  * const reads = prepareAuditReads(db);
- * const page = reads.leafPage(-1, 500);
+ * const hashes = reads.subtrees([{ level: 0, index: 0 }]);
  * ```
  */
 export function prepareAuditReads(db: Database.Database) {
@@ -157,17 +151,6 @@ export function prepareAuditReads(db: Database.Database) {
   );
   const node = db.prepare<[number, number], { hash: Buffer }>(
     "SELECT hash FROM audit_nodes WHERE level = ? AND idx = ?",
-  );
-  const page = db.prepare<[number, number], LeafJoinRow & { headers: string | null }>(
-    `SELECT l.seq, l.event_id, l.hash, e.source, e.dedup_key, e.received_at, e.body, e.headers,
-            e.purged_at, e.body_sha256, e.headers_sha256, e.type, e.ordering_key,
-            e.occurred_at, e.version, ${receiptLeafColumns}
-     FROM audit_leaves l LEFT JOIN events e ON e.id = l.event_id
-     ${receiptLeafJoin("receipts", "events", "retention_marks")}
-     WHERE l.seq > ? ORDER BY l.seq LIMIT ?`,
-  );
-  const retention = db.prepare<[], { seq: number; event_id: string }>(
-    "SELECT seq, event_id FROM audit_leaves WHERE event_id >= 'ret_' AND event_id < 'ret`' ORDER BY seq",
   );
   return {
     subtrees(ids: readonly SubtreeId[]): Map<string, Buffer> {
@@ -178,16 +161,5 @@ export function prepareAuditReads(db: Database.Database) {
       }
       return out;
     },
-    leafPage(afterSeq: number, limit: number): AuditLeafRecord[] {
-      return page
-        .all(afterSeq, limit)
-        .map((r) =>
-          leafRecordOf(
-            r,
-            r.headers === null ? null : (JSON.parse(r.headers) as Array<[string, string]>),
-          ),
-        );
-    },
-    retentionLeaves: () => retention.all().map((r) => ({ seq: r.seq, eventId: r.event_id })),
   };
 }

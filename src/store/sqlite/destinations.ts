@@ -140,7 +140,8 @@ export function prepareDestinationWrites(db: Database.Database) {
   const dropAttempt = db.prepare("DELETE FROM attempts WHERE delivery_id = ? AND attempt = ?");
   const response = db.prepare(
     `UPDATE attempts SET response_status = @status, response_headers = @headers, response_body = @body,
-       latency_ms = @latencyMs, error_class = @errorClass
+       latency_ms = @latencyMs, error_class = @errorClass, request_bytes = @requestBytes,
+       request_sha256 = @requestSha256, filtered = @filtered
      WHERE delivery_id = @deliveryId AND attempt = @attempt`,
   );
   const current = (name: string) => {
@@ -244,6 +245,9 @@ export function prepareDestinationWrites(db: Database.Database) {
         body: r.body,
         latencyMs: Math.round(r.latencyMs),
         errorClass: r.errorClass,
+        requestBytes: r.request?.bytes ?? null,
+        requestSha256: r.request?.sha256 ?? null,
+        filtered: r.filtered === true ? 1 : 0,
       });
     },
   };

@@ -202,16 +202,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         destinations: prepareDestinationReads(db),
         audit: prepareAuditReads(db),
         rows: prepareRows(db),
-        nextDue: db.prepare<[], { at: number | null }>(
-          "SELECT min(run_at) AS at FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending'",
-        ),
-        countDue: db.prepare<[number], { n: number }>(
-          "SELECT count(*) AS n FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND run_at <= ?",
-        ),
-        countDueOf: db.prepare<[string, number], { n: number }>(
-          `SELECT count(*) AS n FROM deliveries INDEXED BY deliveries_event
-           WHERE event_id IN (SELECT value FROM json_each(?)) AND status = 'pending' AND run_at <= ?`,
-        ),
       };
     } catch (error) {
       throw storeUnavailable(
@@ -332,8 +322,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     auditSequencerLease: async () => false,
 
     auditSubtrees: (ids) => read((current) => current.audit.subtrees(ids)),
-    auditLeafPage: (afterSeq, limit) => read((current) => current.audit.leafPage(afterSeq, limit)),
-    auditRetentionLeaves: () => read((current) => current.audit.retentionLeaves()),
     saveTreeHead: (head) => write("saveTreeHead", head),
     purgePayloads: (input) => write("purgePayloads", input),
     retentionStep: (input) => write("retentionStep", { ...input, audit }),
@@ -368,18 +356,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     releaseDeliveries: (workerId, ids, at) => write("releaseDeliveries", workerId, ids, at),
     rescueExpiredLeases: (at) => write("rescue", at),
     markAbandoned: (input) => write("markAbandoned", input),
-
-    nextDueAt() {
-      return read((current) => current.nextDue.get()?.at ?? null);
-    },
-
-    countDue({ now: at, eventIds }) {
-      return read((current) =>
-        eventIds === undefined
-          ? (current.countDue.get(Math.floor(at))?.n ?? 0)
-          : (current.countDueOf.get(JSON.stringify(eventIds), Math.floor(at))?.n ?? 0),
-      );
-    },
 
     listDeliveries(query) {
       return read((current) => current.deliveries.list(query));
@@ -458,8 +434,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     async settleAlert(id, outcome) {
       await write("settleAlert", id, outcome);
     },
-    latestAlertKind: (prefix) => read((current) => current.outbox.latestKind(prefix)),
-    receiptCounts: (since) => read((current) => current.outbox.receiptCounts(since)),
 
     stuck(input) {
       return read((current) => current.stuck(input));
@@ -561,9 +535,6 @@ interface ReadOperations {
   destinations: ReturnType<typeof prepareDestinationReads>;
   audit: ReturnType<typeof prepareAuditReads>;
   rows: ReturnType<typeof prepareRows>;
-  nextDue: Database.Statement<[], { at: number | null }>;
-  countDue: Database.Statement<[number], { n: number }>;
-  countDueOf: Database.Statement<[string, number], { n: number }>;
 }
 
 /**

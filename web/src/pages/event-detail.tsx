@@ -1,9 +1,11 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { base64Size, clock, latency, size, stamp } from "../format.ts";
+import { HeadersTable } from "../headers-table.tsx";
 import { RunbookView } from "../runbook.tsx";
 import type { Delivery, Effect, EventDetail } from "../types.ts";
 import { describe, useLoad } from "../use-load.ts";
+import { TransformPreviews } from "./transform-previews.tsx";
 
 function prettyBody(text: string | null): string | null {
   if (text === null) return null;
@@ -109,10 +111,18 @@ function DeliveryCard(props: { delivery: Delivery; onChanged: () => void }) {
               <td>{a.workerId ?? "—"}</td>
               <td>
                 {a.errorMessage && <div class="error">{a.errorMessage}</div>}
-                {a.response && (
+                {a.response?.filtered && <div data-testid="filtered">filtered: nothing sent</div>}
+                {a.response && !a.response.filtered && (
                   <div>
                     HTTP {a.response.status ?? "—"}
                     {a.response.errorClass ? ` (${a.response.errorClass})` : ""}
+                    {a.response.request && (
+                      <span class="muted">
+                        {" "}
+                        · sent {size(a.response.request.bytes)}, sha256{" "}
+                        {a.response.request.sha256.slice(0, 12)}…
+                      </span>
+                    )}
                     {a.response.body && <pre class="small">{a.response.body}</pre>}
                   </div>
                 )}
@@ -217,6 +227,7 @@ export function EventDetailPage(props: { id: string }) {
       {e.deliveries.map((d) => (
         <DeliveryCard delivery={d} onChanged={event.reload} />
       ))}
+      <TransformPreviews id={id} />
       <section class="card">
         <h3>Effects</h3>
         <table data-testid="effects-table">
@@ -243,18 +254,7 @@ export function EventDetailPage(props: { id: string }) {
       </section>
       <section class="card">
         <h3>Headers</h3>
-        <table class="headers">
-          <tbody>
-            {e.headers.map(([name, value]) => (
-              <tr>
-                <th>{name}</th>
-                <td>
-                  <code>{value}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <HeadersTable headers={e.headers} />
       </section>
       <section class="card">
         <h3>

@@ -14,7 +14,8 @@ import type { CompleteInput } from "../../queue-types.ts";
  */
 export function attemptResponsesSql(param: string): string {
   return `jsonb_to_recordset(${param}::jsonb) AS r(id text, worker text, attempt int, status int,
-    headers jsonb, body text, latency_ms int, error_class text)`;
+    headers jsonb, body text, latency_ms int, error_class text, request_bytes int,
+    request_sha256 text, filtered boolean)`;
 }
 
 /**
@@ -48,6 +49,9 @@ export function responseSetSql(alias: string): string {
     kept("response_body", "body"),
     kept("latency_ms", "latency_ms"),
     kept("error_class", "error_class"),
+    kept("request_bytes", "request_bytes"),
+    kept("request_sha256", "request_sha256"),
+    kept("filtered", "filtered"),
   ].join(", ");
 }
 
@@ -74,6 +78,9 @@ export function responsesValue(inputs: readonly CompleteInput[]): string {
               body: i.response.body,
               latency_ms: Math.round(i.response.latencyMs),
               error_class: i.response.errorClass,
+              request_bytes: i.response.request?.bytes ?? null,
+              request_sha256: i.response.request?.sha256 ?? null,
+              filtered: i.response.filtered === true,
             },
           ]
         : [],

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { CompleteInput, DueQuery } from "../../queue-types.ts";
+import type { CompleteInput } from "../../queue-types.ts";
 import { withRetry } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
 
@@ -94,28 +94,6 @@ export function leasesPostgres(pool: pg.Pool, t: SchemaNames) {
           [input.deliveryId, input.workerId, input.error, input.attempt, Math.floor(input.now)],
         ),
       );
-    },
-    async countDue(query: DueQuery): Promise<number> {
-      const now = Math.floor(query.now);
-      const { rows } = await withRetry(() =>
-        query.eventIds === undefined
-          ? pool.query(
-              `SELECT count(*)::int AS n FROM ${t.deliveries} WHERE status = 'pending' AND run_at <= $1`,
-              [now],
-            )
-          : pool.query(
-              `SELECT count(*)::int AS n FROM ${t.deliveries}
-               WHERE event_id = ANY($2::text[]) AND status = 'pending' AND run_at <= $1`,
-              [now, query.eventIds],
-            ),
-      );
-      return rows[0]?.n ?? 0;
-    },
-    async nextDueAt(): Promise<number | null> {
-      const { rows } = await withRetry(() =>
-        pool.query(`SELECT min(run_at) AS at FROM ${t.deliveries} WHERE status = 'pending'`),
-      );
-      return rows[0]?.at ?? null;
     },
   };
 }

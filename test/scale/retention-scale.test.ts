@@ -10,15 +10,17 @@ import { openedStore } from "../audit/opened-store.ts";
 import { schemaPool, storeFactories, type TestStore } from "../helpers/stores.ts";
 import { acceptInput } from "../store/conformance.ts";
 
-// Table sizes before and after retention at 1,000,000 events on each store. The events (and one
-// receipt each) are bulk-loaded with SQL over 10 days, 100,000 a day; 20 events accepted through
+// Table sizes before and after retention at 200,000 events on each store. The events (and one
+// receipt each) are bulk-loaded with SQL over 10 days, 20,000 a day; 20 events accepted through
 // the store (one per half day) carry real audit leaves. Retention of 5 days removes half: on
-// PostgreSQL five day partitions are dropped, on SQLite rows go in writer batches. Sizes are
-// printed; proofs of the accepted events, expired and surviving, still verify.
+// PostgreSQL five day partitions are dropped, on SQLite rows go in writer batches (20 batches of
+// 5,000). Sizes are printed; proofs of the accepted events, expired and surviving, still verify.
+// The assertions hold at any size: RETENTION_PER_DAY=100000 runs the 1,000,000-event variant
+// that docs/BENCHMARKS.md reports (about 90 s on this machine, too long for every CI run).
 
 const day = 86_400_000;
 const days = 10;
-const perDay = 100_000;
+const perDay = Number(process.env.RETENTION_PER_DAY ?? 20_000);
 const start = Date.UTC(2026, 6, 1);
 const now = start + days * day;
 const windows = {
@@ -88,7 +90,7 @@ async function sizes(db: TestStore): Promise<Record<string, number>> {
 }
 
 describe.each(storeFactories().filter((f) => f.name !== "pgbouncer"))(
-  "retention at 1,000,000 events ($name)",
+  `retention at ${(days * perDay).toLocaleString("en")} events ($name)`,
   ({ open }) => {
     it("halves the tables and keeps every proof", { timeout: 600_000 }, async () => {
       const { db, store } = await openedStore(open);
@@ -114,7 +116,7 @@ describe.each(storeFactories().filter((f) => f.name !== "pgbouncer"))(
       const counts = await runRetention(store, cut, { now, dryRun: false, batchSize: 5_000 });
       const after = await sizes(db);
       console.log(
-        `[retention 1M ${db.kind}] removed`,
+        `[retention ${days * perDay} ${db.kind}] removed`,
         counts,
         "bytes before",
         before,
@@ -129,10 +131,10 @@ describe.each(storeFactories().filter((f) => f.name !== "pgbouncer"))(
         // (half its rows gone), its space left to autovacuum and reused by new keys.
         expect(after.events!).toBeLessThan(before.events! * 0.6);
         expect(after.receipts!).toBeLessThan(before.receipts! * 0.6);
-        // Not larger, to within 0.1% (about 19 pages here): two CI runs (the embedded server,
-        // autovacuum on) saw its heap plus indexes end 3 pages (24 KiB) larger after only
-        // DELETEs, not yet explained.
-        expect(after.event_dedup!).toBeLessThanOrEqual(before.event_dedup! * 1.001);
+        // Not larger, to within 20 pages (0.1% of it at 1,000,000 events): two CI runs (the
+        // embedded server, autovacuum on) saw its heap plus indexes end 3 pages (24 KiB) larger
+        // after only DELETEs, not yet explained.
+        expect(after.event_dedup!).toBeLessThanOrEqual(before.event_dedup! + 20 * 8192);
         expect(await db.count("SELECT count(*) AS n FROM event_dedup")).toBe(5 * perDay + 10);
       } else {
         expect(after.usedPagesBytes!).toBeLessThan(before.usedPagesBytes! * 0.6);

@@ -1,0 +1,20 @@
+// Vitest global setup: one folder per test run for the consumer projects of test/package/
+// (consumer-root.ts installs the packed tarball and the frameworks there once, for every file
+// that needs them), removed when the run ends.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The run's consumer folder (installed by the first test file that asks for it). */
+    consumerRootDir: string;
+  }
+}
+
+export default function setup(project: TestProject): () => void {
+  const dir = mkdtempSync(join(tmpdir(), "hookinbox-consumers-"));
+  project.provide("consumerRootDir", dir);
+  return () => rmSync(dir, { recursive: true, force: true });
+}
