@@ -84,11 +84,29 @@ export function forwardHeaders(
   for (const [name, value] of Object.entries(staticHeaders)) headers[name.toLowerCase()] = value;
   headers["user-agent"] ??= "hookinbox";
   Object.assign(headers, signature);
-  headers["hookinbox-attempt"] = String(delivery.attempt);
-  headers["hookinbox-replay"] = delivery.isReplay ? "true" : "false";
-  headers["hookinbox-event-id"] = delivery.eventId;
-  headers["hookinbox-delivery-id"] = delivery.id;
-  headers["hookinbox-source"] = delivery.source;
+  return Object.assign(headers, hookinboxHeaders(delivery));
+}
+
+/**
+ * hookinbox's own headers of one delivery, the same on a forwarded request and a queue message:
+ * `hookinbox-attempt`, `-replay`, `-event-id`, `-delivery-id`, `-source` and `-type`
+ * (percent-encoded when it is not plain visible ASCII: see `typeHeaderValue`).
+ *
+ * @example
+ * ```ts
+ * hookinboxHeaders(claimed)["hookinbox-attempt"]; // "1"
+ * ```
+ */
+export function hookinboxHeaders(
+  delivery: Pick<ClaimedDelivery, "attempt" | "isReplay" | "eventId" | "id" | "source" | "type">,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    "hookinbox-attempt": String(delivery.attempt),
+    "hookinbox-replay": delivery.isReplay ? "true" : "false",
+    "hookinbox-event-id": delivery.eventId,
+    "hookinbox-delivery-id": delivery.id,
+    "hookinbox-source": delivery.source,
+  };
   if (delivery.type !== null) headers["hookinbox-type"] = typeHeaderValue(delivery.type);
   return headers;
 }

@@ -50,9 +50,9 @@ export async function previewTarget(
   routeTransform: RouteTransformLookup | undefined,
   event: PreparableEvent,
 ): Promise<TargetPreview> {
-  const transforms = transformChain(destination, routeTransform, event).map((t) => t.where);
-  const base = { target: destination.name, transforms };
-  const prepared = await prepareRequest(destination, routeTransform, event);
+  const chain = transformChain(destination, routeTransform, event);
+  const base = { target: destination.name, transforms: chain.map((t) => t.where) };
+  const prepared = await prepareRequest(destination, routeTransform, event, chain);
   if (prepared.kind === "failed")
     return {
       ...base,

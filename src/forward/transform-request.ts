@@ -26,8 +26,6 @@ export type PreparedRequest =
       readonly body: Uint8Array;
       /** The original headers after the transforms (static and hookinbox's own go on top). */
       readonly headers: Readonly<Record<string, string>>;
-      /** Whether any transform ran. */
-      readonly transformed: boolean;
       readonly ms: number;
     }
   | { readonly kind: "filtered"; readonly ms: number }
@@ -74,11 +72,10 @@ export async function prepareRequest(
   destination: ResolvedDestination,
   routeTransform: RouteTransformLookup | undefined,
   event: PreparableEvent,
+  chain: readonly ResolvedTransform[] = transformChain(destination, routeTransform, event),
 ): Promise<PreparedRequest> {
   const headers = forwardableHeaders(event.headers, destination.forwardHeaders);
-  const chain = transformChain(destination, routeTransform, event);
-  if (chain.length === 0)
-    return { kind: "send", body: event.body, headers, transformed: false, ms: 0 };
+  if (chain.length === 0) return { kind: "send", body: event.body, headers, ms: 0 };
   const started = performance.now();
   const subject = {
     id: event.eventId,
@@ -96,7 +93,7 @@ export async function prepareRequest(
   }
   const ms = performance.now() - started;
   if (request === null) return { kind: "filtered", ms };
-  return { kind: "send", body: request.body, headers: request.headers, transformed: true, ms };
+  return { kind: "send", body: request.body, headers: request.headers, ms };
 }
 
 /**

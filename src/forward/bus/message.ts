@@ -1,5 +1,5 @@
 import type { ClaimedDelivery } from "../../store/queue-types.ts";
-import { typeHeaderValue } from "../forwarded-headers.ts";
+import { hookinboxHeaders } from "../forwarded-headers.ts";
 import { stableDeliveryId } from "../sign.ts";
 import type { BusMessage, BusSettings } from "./types.ts";
 
@@ -49,15 +49,7 @@ export function busMessage(
   body: Uint8Array = delivery.body,
 ): BusMessage {
   const id = stableDeliveryId(delivery.eventId, destination);
-  const headers: Record<string, string> = {
-    "webhook-id": id,
-    "hookinbox-attempt": String(delivery.attempt),
-    "hookinbox-replay": delivery.isReplay ? "true" : "false",
-    "hookinbox-event-id": delivery.eventId,
-    "hookinbox-delivery-id": delivery.id,
-    "hookinbox-source": delivery.source,
-  };
-  if (delivery.type !== null) headers["hookinbox-type"] = typeHeaderValue(delivery.type);
+  const headers: Record<string, string> = { "webhook-id": id, ...hookinboxHeaders(delivery) };
   const contentType = delivery.headers.find(([name]) => name.toLowerCase() === "content-type");
   if (contentType) headers["content-type"] = contentType[1];
   return {

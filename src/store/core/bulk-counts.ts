@@ -1,13 +1,10 @@
 import type { DeliveryCountQuery, DeliveryCounts, EventKindCount } from "../queue-types.ts";
 import { renderWhere, replayTerms, type WhereTerm } from "./filters.ts";
+import { inList, listValue, placeholder, type SqlDialect } from "./sql-template.ts";
 
-/** How a driver writes SQL: its placeholders, a list membership test and its table names. */
+/** Where a driver's counts run: its dialect and its table names. */
 export interface CountDialect {
-  readonly placeholder: (n: number) => string;
-  /** `column` is one of the list bound at `?` (SQLite: json_each; PostgreSQL: = ANY). */
-  readonly inList: (column: string) => string;
-  /** The bound value of a list for `inList`. */
-  readonly listValue: (values: readonly string[]) => unknown;
+  readonly dialect: SqlDialect;
   readonly events: string;
   readonly deliveries: string;
 }
@@ -31,7 +28,9 @@ export function eventKindsQuery(
   filter: Parameters<typeof replayTerms>[0],
   dialect: CountDialect,
 ): CountQuery {
-  const { where, values } = renderWhere(replayTerms(filter), dialect.placeholder);
+  const { where, values } = renderWhere(replayTerms(filter), (n) =>
+    placeholder(dialect.dialect, n),
+  );
   return {
     sql: `SELECT source, type, count(*) AS n FROM ${dialect.events} ${where} GROUP BY source, type ORDER BY source, type`,
     values,
@@ -40,11 +39,14 @@ export function eventKindsQuery(
 
 function deliveryCountTerms(query: DeliveryCountQuery, dialect: CountDialect): WhereTerm[] {
   return [
-    { sql: dialect.inList("status"), values: [dialect.listValue(query.statuses)] },
+    {
+      sql: inList(dialect.dialect, "status"),
+      values: [listValue(dialect.dialect, query.statuses)],
+    },
     ...(query.target === undefined ? [] : [{ sql: "target = ?", values: [query.target] }]),
     ...(query.ids === undefined
       ? []
-      : [{ sql: dialect.inList("id"), values: [dialect.listValue(query.ids)] }]),
+      : [{ sql: inList(dialect.dialect, "id"), values: [listValue(dialect.dialect, query.ids)] }]),
   ];
 }
 
@@ -61,7 +63,9 @@ export function deliveryCountQueries(
   query: DeliveryCountQuery,
   dialect: CountDialect,
 ): { kinds: CountQuery; events: CountQuery } {
-  const { where, values } = renderWhere(deliveryCountTerms(query, dialect), dialect.placeholder);
+  const { where, values } = renderWhere(deliveryCountTerms(query, dialect), (n) =>
+    placeholder(dialect.dialect, n),
+  );
   return {
     kinds: {
       sql: `SELECT d.target, e.source, e.type, count(*) AS n

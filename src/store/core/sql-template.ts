@@ -71,6 +71,34 @@ export function placeholder(dialect: SqlDialect, n: number): string {
 }
 
 /**
+ * `column` is one of a list of texts bound at one `?`: read by json_each on SQLite, `= ANY` of a
+ * text[] on PostgreSQL. Bind the list with {@link listValue}.
+ *
+ * @example
+ * ```ts
+ * inList("postgres", "event_id"); // "event_id = ANY(?::text[])"
+ * inList("sqlite", "event_id"); // "event_id IN (SELECT value FROM json_each(?))"
+ * ```
+ */
+export function inList(dialect: SqlDialect, column: string): string {
+  return dialect === "postgres"
+    ? `${column} = ANY(?::text[])`
+    : `${column} IN (SELECT value FROM json_each(?))`;
+}
+
+/**
+ * A list of texts as {@link inList} binds it: an array on PostgreSQL, JSON text on SQLite.
+ *
+ * @example
+ * ```ts
+ * listValue("sqlite", ["a", "b"]); // '["a","b"]'
+ * ```
+ */
+export function listValue(dialect: SqlDialect, values: readonly string[]): unknown {
+  return dialect === "postgres" ? [...values] : JSON.stringify(values);
+}
+
+/**
  * Writes a tagged template out for a store: each `${value}` becomes a placeholder (`$1, $2, …`
  * on PostgreSQL, `?` on SQLite) and a parameter converted for that store's driver (on SQLite a
  * boolean binds as 1/0, a Date as its ISO string, a Uint8Array as a Buffer). Refuses `undefined`

@@ -8,7 +8,13 @@ import {
 import type { AuditStore, StoredTreeHead } from "../audit-types.ts";
 import type { QueueStore } from "../queue-types.ts";
 import type { RetentionStore } from "../retention-types.ts";
-import { placeholder, type SqlDialect, type SqlStatement } from "./sql-template.ts";
+import {
+  inList,
+  listValue,
+  placeholder,
+  type SqlDialect,
+  type SqlStatement,
+} from "./sql-template.ts";
 
 /** The tables core's own reads name (PostgreSQL qualifies them with its schema). */
 export type CoreTable =
@@ -74,25 +80,6 @@ export function startsWith(dialect: SqlDialect, column: string, prefix: string):
   if (dialect === "postgres") return `starts_with(${column}, '${prefix}')`;
   const next = `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`;
   return `${column} >= '${prefix}' AND ${column} < '${next}'`;
-}
-
-/**
- * `column` is one of a list of texts bound as one parameter: a JSON array read by json_each on
- * SQLite, a text[] on PostgreSQL. Returns the condition (with one `?`) and the parameter.
- *
- * @example
- * ```ts
- * inTextList("postgres", "event_id", ["evt_1"]); // { sql: "event_id = ANY(?::text[])", param: ["evt_1"] }
- * ```
- */
-export function inTextList(
-  dialect: SqlDialect,
-  column: string,
-  values: readonly string[],
-): { sql: string; param: unknown } {
-  return dialect === "sqlite"
-    ? { sql: `${column} IN (SELECT value FROM json_each(?))`, param: JSON.stringify(values) }
-    : { sql: `${column} = ANY(?::text[])`, param: values };
 }
 
 /**
@@ -203,14 +190,11 @@ export function coreReads(
                WHERE status = 'pending' AND run_at <= ?`,
               [at],
             )
-          : await (() => {
-              const ofEvents = inTextList(driver.dialect, "event_id", eventIds);
-              return rowsOf<{ n: number | string }>(
-                `SELECT count(*) AS n FROM ${deliveries}${indexedBy(driver.dialect, "deliveries_event")}
-                 WHERE ${ofEvents.sql} AND status = 'pending' AND run_at <= ?`,
-                [ofEvents.param, at],
-              );
-            })();
+          : await rowsOf<{ n: number | string }>(
+              `SELECT count(*) AS n FROM ${deliveries}${indexedBy(driver.dialect, "deliveries_event")}
+               WHERE ${inList(driver.dialect, "event_id")} AND status = 'pending' AND run_at <= ?`,
+              [listValue(driver.dialect, eventIds), at],
+            );
       return Number(row?.n ?? 0);
     },
     async latestAlertKind(prefix) {

@@ -33,9 +33,7 @@ const columnsOf = (
  */
 export function postgresCounts(t: SchemaNames): CountDialect {
   return {
-    placeholder: (n) => `$${n}`,
-    inList: (column) => `${column} = ANY(?::text[])`,
-    listValue: (values) => [...values],
+    dialect: "postgres",
     events: t.events,
     deliveries: t.deliveries,
   };

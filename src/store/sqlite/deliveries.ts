@@ -42,9 +42,7 @@ export const deliveryColumns = `id, event_id, target, status, ordering_key, vers
  * ```
  */
 export const sqliteCounts: CountDialect = {
-  placeholder: () => "?",
-  inList: (column) => `${column} IN (SELECT value FROM json_each(?))`,
-  listValue: (values) => JSON.stringify(values),
+  dialect: "sqlite",
   events: "events",
   deliveries: "deliveries",
 };
