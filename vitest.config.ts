@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import DurationSequencer from "./test/duration-sequencer.ts";
 
 /**
  * Test files that measure against the wall clock (floods and slow-body attacks, breaker windows,
@@ -62,6 +63,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Child processes and SQLite files: forks isolate each test file in its own process.
     pool: "forks",
+    // Longest files first, by an earlier CI run's durations (a clean clone has no vitest cache).
+    sequence: { sequencer: DurationSequencer },
     reporters: ["default", "./test/summary-reporter.ts"],
     globalSetup: [
       "./test/compiled-sources-setup.ts",
