@@ -117,7 +117,12 @@ async function acceptRequest(
       fields.code as string | undefined,
     );
     context.logger[level](
-      { source: sourceName, ...fields, ms: Math.round((performance.now() - started) * 100) / 100 },
+      {
+        source: sourceName,
+        ...fields,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+        ...trace?.logFields,
+      },
       "webhook",
     );
   };

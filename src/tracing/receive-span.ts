@@ -28,6 +28,8 @@ export interface ReceiveTrace {
   outcome(outcome: string, code: string | undefined): void;
   /** The events the request stored: attributes for one, span events for a batch. */
   stored(events: readonly ReceivedEvent[]): void;
+  /** `trace_id` and `span_id` for the request's log line (none when not recording). */
+  readonly logFields: { readonly trace_id?: string; readonly span_id?: string };
 }
 
 /** What the span reads from the request: never its body or a header value but `traceparent`. */
@@ -44,6 +46,7 @@ const noTrace: ReceiveTrace = {
   phase: () => undefined,
   outcome: () => undefined,
   stored: () => undefined,
+  logFields: {},
 };
 
 function pathOf(url: string): string {
@@ -52,8 +55,10 @@ function pathOf(url: string): string {
 }
 
 function receiveTrace(span: Span): ReceiveTrace {
+  const { traceId, spanId } = span.spanContext();
   return {
     traceparent: formatTraceparent(span.spanContext()),
+    logFields: { trace_id: traceId, span_id: spanId },
     phase: (name) => {
       span.addEvent(name);
     },
@@ -83,7 +88,7 @@ function eventAttributes(event: ReceivedEvent): Attributes {
 }
 
 /**
- * Runs one ingest request under a `webhook.receive` span: kind SERVER (INTERNAL when a host's
+ * Runs one ingest request as a `webhook.receive` span: kind SERVER (INTERNAL when a host's
  * own HTTP server span is already active, which becomes its parent), HTTP server attributes
  * (method, path without the query, body size, response status), `hookinbox.source`, and what
  * `run` reports through its {@link ReceiveTrace}. A sender's `traceparent` is a link, never the
@@ -126,7 +131,10 @@ export async function traceReceive<R extends { readonly status: number }>(
     return run(traceparent === null ? noTrace : { ...noTrace, traceparent });
   }
   try {
-    const response = await context.with(trace.setSpan(parent, span), () => run(receiveTrace(span)));
+    // Not made the active span: nothing below it starts spans, and entering a context would turn
+    // on Node 20's AsyncLocalStorage promise hooks for every request. The request's log line
+    // gets the ids from `logFields` instead.
+    const response = await run(receiveTrace(span));
     span.setAttribute("http.response.status_code", response.status);
     if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     return response;
