@@ -23,7 +23,13 @@ import { pathToFileURL } from "node:url";
 import { type LoadResult, saturate } from "./ingest/clients.ts";
 import { machineFacts } from "./ingest/report.ts";
 import { phaseIds, writeSignedSlice } from "./ingest/requests.ts";
-import { backgroundCpu, repoRoot, startHookinbox, wrkVersion } from "./ingest/servers.ts";
+import {
+  backgroundCpu,
+  cpuWindow,
+  repoRoot,
+  startHookinbox,
+  wrkVersion,
+} from "./ingest/servers.ts";
 
 type Mode = "off" | "no-sdk" | "sdk" | "otlp";
 const modes: readonly Mode[] = ["off", "no-sdk", "sdk", "otlp"];
@@ -67,6 +73,8 @@ interface Run {
   readonly sat: LoadResult;
   readonly peakMb: number;
   readonly background: number;
+  /** Server CPU (all threads) per answered request at saturation, µs. */
+  readonly cpuUs: number;
 }
 
 const work = mkdtempSync(join(tmpdir(), "hookinbox-bench-tracing-"));
@@ -84,10 +92,9 @@ try {
   for (let round = 1; round <= ROUNDS; round++) {
     const order = modes.map((_, i) => modes[(i + round - 1) % modes.length]!);
     for (const mode of order) {
-      // Other jobs on these 2 cores lower every number: wait up to ~15 s for a quiet machine.
+      // Other jobs on these 2 cores lower every number: wait up to ~5 s for a quiet machine.
       let background = await backgroundCpu();
-      for (let tries = 0; background > 15 && tries < 15; tries++)
-        background = await backgroundCpu();
+      for (let tries = 0; background > 15 && tries < 5; tries++) background = await backgroundCpu();
       const settings = mode === "off" ? {} : { tracing: { enabled: true } };
       const env: Record<string, string> =
         mode === "otlp"
@@ -115,7 +122,10 @@ try {
           WARMUP_S,
         );
         const satFile = slice("sat", Math.max(warm.rps * 2, ceiling) * SECONDS);
+        const cpu = cpuWindow(server.pid);
         const sat = await saturate(generator, server.target, satFile, SECONDS);
+        const window = cpu();
+        const cpuUs = (window.serverPct * 10_000 * window.seconds) / Math.max(sat.completed, 1);
         ceiling = Math.max(ceiling, sat.rps * 1.5);
         await server.stop();
         const peakMb = server.memory.peakMb();
@@ -124,12 +134,13 @@ try {
         if (mode === "otlp" && exported === 0) failed = true;
         console.log(
           `round ${round} · ${mode.padEnd(6)} · ${Math.round(sat.rps)} req/s, p50 ${sat.p50Ms.toFixed(2)} ms, ` +
-            `p99 ${sat.p99Ms.toFixed(2)} ms, non-2xx ${sat.non2xx}, peak RSS ${peakMb.toFixed(0)} MB, ` +
+            `p99 ${sat.p99Ms.toFixed(2)} ms, server CPU ${cpuUs.toFixed(0)} µs/request, non-2xx ${sat.non2xx}, ` +
+            `peak RSS ${peakMb.toFixed(0)} MB, ` +
             `background ${background.toFixed(0)}%` +
             (sat.wraps > 0 ? `, SLICE RAN OUT ${sat.wraps}×` : "") +
             (mode === "otlp" ? `, OTLP exports ${exported}` : ""),
         );
-        runs.push({ mode, round, sat, peakMb, background });
+        runs.push({ mode, round, sat, peakMb, background, cpuUs });
       } catch (error) {
         await server.stop();
         throw error;
@@ -147,25 +158,35 @@ try {
     const sorted = [...values].sort((a, b) => a - b);
     return sorted[Math.floor(sorted.length / 2)]!;
   };
+  // Server CPU per request (all rounds, weighted by requests): steadier than req/s when other
+  // processes take the cores, since it does not count time spent waiting for one.
+  const cpuPerRequest = (mode: Mode) => {
+    const list = of(mode);
+    const completed = list.reduce((sum, r) => sum + r.sat.completed, 0);
+    return list.reduce((sum, r) => sum + r.cpuUs * r.sat.completed, 0) / completed;
+  };
+  const ratio = (mode: Mode) => (total(mode) / total("off")).toFixed(3);
+  const cpuRatio = (mode: Mode) => (cpuPerRequest("off") / cpuPerRequest(mode)).toFixed(3);
   console.log(
-    "\n| mode | req/s (all rounds) | per round | p99 ms (median) | peak RSS MB (max) | vs off |",
+    "\n| mode | req/s (all rounds) | per round | vs off | server CPU µs/request | off's CPU / this | p99 ms (median) | peak RSS MB (max) |",
   );
-  console.log("| --- | --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const mode of modes) {
     const list = of(mode);
     console.log(
       `| ${mode} | ${Math.round(total(mode)).toLocaleString("en-US")} | ` +
         `${list.map((r) => Math.round(r.sat.rps).toLocaleString("en-US")).join(" / ")} | ` +
+        `${ratio(mode)}× | ${cpuPerRequest(mode).toFixed(0)} | ${cpuRatio(mode)}× | ` +
         `${median(list.map((r) => r.sat.p99Ms)).toFixed(2)} | ` +
-        `${Math.max(...list.map((r) => r.peakMb)).toFixed(0)} | ` +
-        `${(total(mode) / total("off")).toFixed(3)}× |`,
+        `${Math.max(...list.map((r) => r.peakMb)).toFixed(0)} |`,
     );
   }
   console.log(
-    `\nsdk/off ingest throughput: ${(total("sdk") / total("off")).toFixed(3)}× (goal ≥ 0.95); ` +
-      `otlp/off: ${(total("otlp") / total("off")).toFixed(3)}×; ` +
-      `enabled without an SDK/off: ${(total("no-sdk") / total("off")).toFixed(3)}×; ` +
-      `OTLP sink: ${sink.seen.requests} export requests, ${(sink.seen.bytes / 1e6).toFixed(1)} MB`,
+    `\nsdk/off ingest throughput: ${ratio("sdk")}× (goal ≥ 0.95), by server CPU per request ${cpuRatio("sdk")}×; ` +
+      `otlp/off: ${ratio("otlp")}× (CPU ${cpuRatio("otlp")}×); ` +
+      `enabled without an SDK/off: ${ratio("no-sdk")}× (CPU ${cpuRatio("no-sdk")}×); ` +
+      `OTLP sink: ${sink.seen.requests} export requests, ${(sink.seen.bytes / 1e6).toFixed(1)} MB; ` +
+      `background CPU before each run: ${runs.map((r) => r.background.toFixed(0)).join(", ")}%`,
   );
   if (failed) {
     console.log(
