@@ -157,10 +157,14 @@ export function startWorker(options: WorkerOptions): Worker {
     started.set(delivery.id, startedAt);
     const seconds = () => (performance.now() - startedAt) / 1000;
     metrics?.attemptStarted(delivery.target);
-    traceAttempt(options.tracer, delivery, now(), () =>
-      forwarding
-        ? forwarder!.run(delivery, abort.signal)
-        : runDelivery(runContext, delivery, abort.signal),
+    traceAttempt(
+      options.tracer,
+      delivery,
+      { claimedAt: now(), kind: forwarding ? "forward" : "handler" },
+      () =>
+        forwarding
+          ? forwarder!.run(delivery, abort.signal)
+          : runDelivery(runContext, delivery, abort.signal),
     )
       .then(
         (outcome) => {

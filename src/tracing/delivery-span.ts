@@ -19,19 +19,21 @@ const failedOutcomes = new Set(["retry", "dead", "lease-lost", "abandoned"]);
  * `webhook.receive` span that stored the event (its traceparent travels in the store, so the
  * worker may be another process); a replay instead starts a trace of its own with a link to it.
  * While `run` runs the span is active: handlers read it as `ctx.traceparent`, forwards send it
- * as `traceparent`, and logs carry its ids. Attributes: source, type, target, event and delivery
- * ids, attempt number, replay, claim wait (ms from due to claim) and outcome; never the body.
+ * as `traceparent`, and logs carry its ids. Attributes: source, type, target, kind (`handler` or
+ * `forward`), event and delivery ids, attempt number, replay, claim wait (ms from due to claim)
+ * and outcome; never the body.
  * With no tracer, `run` runs untouched.
  *
  * @example
  * ```ts
- * const outcome = await traceAttempt(tracer, claimed, Date.now(), () => runDelivery(ctx, claimed, signal));
+ * const outcome = await traceAttempt(tracer, claimed, { claimedAt: Date.now(), kind: "handler" },
+ *   () => runDelivery(ctx, claimed, signal));
  * ```
  */
 export async function traceAttempt<O extends string>(
   tracer: Tracer | undefined,
   delivery: ClaimedDelivery,
-  claimedAt: number,
+  attempt: { readonly claimedAt: number; readonly kind: "handler" | "forward" },
   run: () => Promise<O>,
 ): Promise<O> {
   if (!tracer) return run();
@@ -44,6 +46,7 @@ export async function traceAttempt<O extends string>(
     span.setAttributes({
       "hookinbox.source": delivery.source,
       "hookinbox.target": delivery.target,
+      "hookinbox.delivery.kind": attempt.kind,
       "hookinbox.event.id": delivery.eventId,
       "hookinbox.delivery.id": delivery.id,
       "hookinbox.attempt": delivery.budgetAttempt,
@@ -51,7 +54,7 @@ export async function traceAttempt<O extends string>(
       ...(delivery.type === null ? {} : { "hookinbox.event.type": delivery.type }),
       ...(delivery.runAt === undefined
         ? {}
-        : { "hookinbox.claim_wait_ms": Math.max(0, claimedAt - delivery.runAt) }),
+        : { "hookinbox.claim_wait_ms": Math.max(0, attempt.claimedAt - delivery.runAt) }),
     });
   }
   try {

@@ -100,7 +100,13 @@ describe.each(storeFactories())("tracing on, with an SDK registered ($name)", (f
       expect(attempt.attributes["hookinbox.claim_wait_ms"]).toBeGreaterThanOrEqual(0);
       expect(attempt.status.code).toBe(SpanStatusCode.UNSET);
     }
-    expect(attempts.map((a) => a.attributes["hookinbox.target"]).sort()).toEqual(["app", "std:*"]);
+    expect(
+      attempts
+        .map(
+          (a) => `${a.attributes["hookinbox.target"]} ${a.attributes["hookinbox.delivery.kind"]}`,
+        )
+        .sort(),
+    ).toEqual(["app forward", "std:* handler"]);
 
     // The forward: an HTTP client span under its attempt, whose id the destination received.
     const forward = attempts.find((a) => a.attributes["hookinbox.target"] === "app")!;
