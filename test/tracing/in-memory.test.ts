@@ -45,6 +45,8 @@ async function tracedInbox(factory: StoreFactory, tracing: boolean) {
       tracing: { enabled: tracing },
       handlers: {
         "std:*": async (event: HandlerEvent, ctx: HandlerContext) => {
+          // A failing handler's message may quote the payload: it must stay out of the spans.
+          if (event.type === "boom") throw new Error(`cannot charge ${bodyMarker}`);
           seen.push({ traceparent: ctx.traceparent, eventId: event.id });
           // The application's own span joins the attempt's trace by itself.
           trace.getTracer("app").startActiveSpan("app.work", (span) => span.end());
@@ -147,6 +149,25 @@ describe.each(storeFactories())("tracing on, with an SDK registered ($name)", (f
     });
   });
 
+  it("a replay starts a trace of its own, linked to the receive span that stored the event", async () => {
+    const { inbox, post, seen } = await tracedInbox(factory, true);
+    const { eventId } = await post("msg_trace_replay", { type: "invoice.paid", note: bodyMarker });
+    inbox.startWorker();
+    await until(() => sdk.spans("delivery.attempt").length === 2);
+    await inbox.store.replayEvent({ eventId, targets: ["std:*"], now: Date.now() });
+    await until(() => sdk.spans("delivery.attempt").length === 3 && seen.length === 2);
+    const [receive] = sdk.spans("webhook.receive");
+    const replays = sdk.spans("delivery.attempt").filter((a) => a.attributes["hookinbox.replay"]);
+    expect(replays).toHaveLength(1);
+    const [replay] = replays;
+    expect(replay!.parentSpanContext).toBeUndefined();
+    expect(replay!.spanContext().traceId).not.toBe(receive!.spanContext().traceId);
+    expect(replay!.links.map((l) => l.context.spanId)).toEqual([receive!.spanContext().spanId]);
+    expect(seen[1]!.traceparent).toBe(
+      `00-${replay!.spanContext().traceId}-${replay!.spanContext().spanId}-01`,
+    );
+  });
+
   it("a duplicate, a forged signature and a sender's traceparent: outcome, code and a link, never a parent", async () => {
     const { inbox, post, postForged } = await tracedInbox(factory, true);
     await post("msg_trace_2", { type: "invoice.paid", note: bodyMarker });
@@ -190,8 +211,15 @@ describe.each(storeFactories())("tracing on, with an SDK registered ($name)", (f
     const { inbox, post, postForged, app } = await tracedInbox(factory, true);
     await post("msg_trace_5", { type: "invoice.paid", note: bodyMarker });
     await postForged("msg_trace_6", { type: "invoice.paid", note: bodyMarker });
+    await post("msg_trace_7", { type: "boom", note: bodyMarker });
     inbox.startWorker();
-    await until(() => sdk.spans("delivery.attempt").length === 2 && sdk.spans("POST").length === 1);
+    const failed = () =>
+      sdk.spans("delivery.attempt").filter((a) => a.attributes["hookinbox.outcome"] === "retry");
+    await until(() => failed().length >= 1 && sdk.spans("POST").length >= 2);
+    expect(failed()[0]!.status.code).toBe(SpanStatusCode.ERROR);
+    expect(failed()[0]!.attributes["error.type"]).toBe("retry");
+    // Stopped here, so the retries of "boom" make no spans after this test.
+    await inbox.close();
     const texts = attributeTexts(sdk.all());
     expect(texts.length).toBeGreaterThan(40);
     const signed = standardRequest("msg_trace_5", JSON.stringify({ note: bodyMarker }));
