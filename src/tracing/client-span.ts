@@ -2,7 +2,14 @@ import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { formatTraceparent } from "./traceparent.ts";
 import { hookinboxTracer } from "./tracer.ts";
 
-/** What a forward's HTTP exchange reports back, as far as its span needs. */
+/**
+ * What a forward's HTTP exchange reports back, as far as its span needs.
+ *
+ * @example
+ * ```ts
+ * const outcome: ClientOutcome = { status: 503, errorClass: null };
+ * ```
+ */
 export interface ClientOutcome {
   readonly status: number | null;
   readonly errorClass: string | null;

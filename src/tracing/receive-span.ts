@@ -10,7 +10,14 @@ import {
 } from "@opentelemetry/api";
 import { formatTraceparent, parseTraceparent } from "./traceparent.ts";
 
-/** One event that a request stored (or found already stored). */
+/**
+ * One event that a request stored (or found already stored).
+ *
+ * @example
+ * ```ts
+ * const event: ReceivedEvent = { eventId: "evt_…", type: "invoice.paid", duplicate: false, deliveries: 1 };
+ * ```
+ */
 export interface ReceivedEvent {
   readonly eventId: string;
   readonly type: string | null;
@@ -18,7 +25,15 @@ export interface ReceivedEvent {
   readonly deliveries: number;
 }
 
-/** What ingest tells its `webhook.receive` span as it goes; every call is cheap when not recording. */
+/**
+ * What ingest tells its `webhook.receive` span as it goes; every call is cheap when not recording.
+ *
+ * @example
+ * ```ts
+ * receive.phase("verified");
+ * receive.outcome("rejected", "HOOKINBOX_SIGNATURE_MISMATCH");
+ * ```
+ */
 export interface ReceiveTrace {
   /** The span's `traceparent`, stored with each new event so its deliveries join the trace. */
   readonly traceparent: string | null;
@@ -32,7 +47,14 @@ export interface ReceiveTrace {
   readonly logFields: { readonly trace_id?: string; readonly span_id?: string };
 }
 
-/** What the span reads from the request: never its body or a header value but `traceparent`. */
+/**
+ * What the span reads from the request: never its body or a header value but `traceparent`.
+ *
+ * @example
+ * ```ts
+ * const request: ReceiveRequest = { method: "POST", url: "/webhooks/stripe", bodySize: 812, traceparent: null };
+ * ```
+ */
 export interface ReceiveRequest {
   readonly method: string;
   readonly url: string;

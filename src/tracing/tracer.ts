@@ -1,7 +1,14 @@
 import { type Tracer, trace } from "@opentelemetry/api";
 import { packageVersion } from "../package-version.ts";
 
-/** The instrumentation scope name of every hookinbox span. */
+/**
+ * The instrumentation scope name of every hookinbox span.
+ *
+ * @example
+ * ```ts
+ * exporter.getFinishedSpans().filter((s) => s.instrumentationScope.name === tracerName);
+ * ```
+ */
 export const tracerName = "hookinbox";
 
 /**
