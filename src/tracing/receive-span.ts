@@ -41,7 +41,7 @@ export interface ReceiveTrace {
   phase(name: "verified" | "identified"): void;
   /** How the request ended (`stored`, `duplicate`, `rejected`, …) and its code, if any. */
   outcome(outcome: string, code: string | undefined): void;
-  /** The events the request stored: attributes for one, span events for a batch. */
+  /** The events the request stored (committed): a `stored` span event, then attributes for one, an `event` span event each for a batch. */
   stored(events: readonly ReceivedEvent[]): void;
   /** `trace_id` and `span_id` for the request's log line (none when not recording). */
   readonly logFields: { readonly trace_id?: string; readonly span_id?: string };
@@ -89,6 +89,7 @@ function receiveTrace(span: Span): ReceiveTrace {
       if (code !== undefined) span.setAttribute("error.type", code);
     },
     stored: (events) => {
+      span.addEvent("stored");
       span.setAttribute("hookinbox.event.count", events.length);
       const [only] = events;
       if (events.length === 1 && only) {

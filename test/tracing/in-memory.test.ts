@@ -83,7 +83,7 @@ describe.each(storeFactories())("tracing on, with an SDK registered ($name)", (f
       "hookinbox.deliveries": 2,
       "http.response.status_code": 200,
     });
-    expect(receive!.events.map((e) => e.name)).toEqual(["verified", "identified"]);
+    expect(receive!.events.map((e) => e.name)).toEqual(["verified", "identified", "stored"]);
     const traceId = receive!.spanContext().traceId;
 
     const attempts = sdk.spans("delivery.attempt");
