@@ -1,5 +1,13 @@
 import { Writable } from "node:stream";
 import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import {
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_URL_PATH,
+  ATTR_URL_SCHEME,
+} from "@opentelemetry/semantic-conventions";
 import { describe, expect, it } from "vitest";
 import type { HandlerContext, HandlerEvent } from "../../src/index.ts";
 import { createLogger } from "../../src/log.ts";
@@ -122,6 +130,19 @@ describe.each(storeFactories())("tracing on, with an SDK registered ($name)", (f
       "url.scheme": "http",
       "http.response.status_code": 200,
     });
+    // The HTTP attributes are the stable semantic conventions' names.
+    for (const name of [ATTR_HTTP_REQUEST_METHOD, ATTR_URL_PATH, ATTR_HTTP_RESPONSE_STATUS_CODE]) {
+      expect(receive!.attributes).toHaveProperty([name]);
+    }
+    for (const name of [
+      ATTR_HTTP_REQUEST_METHOD,
+      ATTR_SERVER_ADDRESS,
+      ATTR_SERVER_PORT,
+      ATTR_URL_SCHEME,
+      ATTR_HTTP_RESPONSE_STATUS_CODE,
+    ]) {
+      expect(postSpan!.attributes).toHaveProperty([name]);
+    }
     expect(app.requests[0]!.headers.traceparent).toBe(
       `00-${traceId}-${postSpan!.spanContext().spanId}-01`,
     );
