@@ -12,13 +12,14 @@ import {
 } from "./queue/process-available.ts";
 import { startWorker, type Worker } from "./queue/worker.ts";
 import type { Store } from "./store/types.ts";
+import { hookinboxTracer } from "./tracing/tracer.ts";
 
 /** What an inbox's workers run with: its store, handlers, destinations and settings. */
 export interface InboxWorkersOptions {
   readonly store: Store;
   readonly config: Pick<
     ResolvedConfig,
-    "handlers" | "destinations" | "worker" | "alerts" | "route"
+    "handlers" | "destinations" | "worker" | "alerts" | "route" | "tracing"
   >;
   readonly logger: Logger;
   readonly now: () => number;
@@ -82,6 +83,7 @@ export function inboxWorkers(options: InboxWorkersOptions): InboxWorkers {
       ...(random ? { random } : {}),
       ...(overrides.workerId ? { workerId: overrides.workerId } : {}),
       ...(overrides.bounded ? { bounded: overrides.bounded } : {}),
+      ...(config.tracing.enabled ? { tracer: hookinboxTracer() } : {}),
       ...(config.destinations.size > 0
         ? {
             forwarder: (workerId: string) =>

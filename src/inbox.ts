@@ -23,6 +23,7 @@ import {
 import { openStore } from "./store/open-store.ts";
 import type { SqliteStore } from "./store/sqlite/sqlite-store.ts";
 import type { Store } from "./store/types.ts";
+import { hookinboxTracer } from "./tracing/tracer.ts";
 
 export type { Inbox, InboxOptions } from "./inbox-types.ts";
 
@@ -95,6 +96,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     rejectLimiter: createRejectLimiter(resolved.http.rejectLimit),
     maxHops: resolved.http.maxHops,
     ...(metrics ? { metrics } : {}),
+    ...(resolved.tracing.enabled ? { tracer: hookinboxTracer() } : {}),
     onDeliveries: () => workers.notify(),
   };
   let closed = false;

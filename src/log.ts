@@ -1,10 +1,12 @@
 import { type Logger, pino } from "pino";
+import { traceLogFields } from "./tracing/log-fields.ts";
 
 export type { Logger };
 
 /**
  * The hookinbox logger: pino, JSON lines. Request bodies, secrets and signatures are never
- * passed to it; the redaction list is a second line of defence for fields that must not leak.
+ * passed to it; the redaction list is a second line of defence for fields that must not leak. A
+ * line written while a span is active carries its `trace_id` and `span_id`.
  *
  * @example
  * ```ts
@@ -18,6 +20,8 @@ export function createLogger(
   const config = {
     level: options.level ?? "info",
     base: undefined,
+    // `trace_id` and `span_id` on every line written under an active span (docs/operations.md#traces).
+    mixin: traceLogFields,
     redact: {
       paths: ["secret", "secrets", "signature", "body", "headers", "token"],
       censor: "[redacted]",

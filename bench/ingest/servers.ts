@@ -45,6 +45,7 @@ export function startHookinbox(
   dir: string,
   cpuProfile = false,
   settings: Record<string, unknown> = {},
+  env: Record<string, string> = {},
 ): Promise<ServerUnderTest> {
   const config = join(dir, "hookinbox.config.json");
   const store = `sqlite:${join(dir, "hookinbox.db")}`;
@@ -58,17 +59,22 @@ export function startHookinbox(
   );
   const profile = cpuProfile ? ["--cpu-prof", "--cpu-prof-dir", join(dir, "profile")] : [];
   const cli = [join(repoRoot, "bin/hookinbox.mjs"), "start", "--config", config, "--port", "0"];
-  return launch([...profile, ...cli], dir, "/webhooks/stripe");
+  return launch([...profile, ...cli], dir, "/webhooks/stripe", env);
 }
 
 /**
- * Spawns `node <args>` in `cwd` and resolves once it prints "listening on <url>" on stderr;
- * `target` is that url + `path` (also used by bench/soak.ts).
+ * Spawns `node <args>` in `cwd` (with `env` added to PATH and HOME) and resolves once it prints
+ * "listening on <url>" on stderr; `target` is that url + `path` (also used by bench/soak.ts).
  */
-export function launch(args: string[], cwd: string, path: string): Promise<ServerUnderTest> {
+export function launch(
+  args: string[],
+  cwd: string,
+  path: string,
+  env: Record<string, string> = {},
+): Promise<ServerUnderTest> {
   const child = spawn(process.execPath, args, {
     cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";

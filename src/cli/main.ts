@@ -1,26 +1,10 @@
-import { readFileSync } from "node:fs";
 import { CommanderError } from "commander";
 import { hookinboxError, isHookinboxError } from "../errors.ts";
+import { packageVersion } from "../package-version.ts";
 import { commandHost } from "./command-host.ts";
 import { type CliStreams, cliContext } from "./context.ts";
 import { buildProgram } from "./program.ts";
 import { terminalOutput } from "./terminal.ts";
-
-/** The version in hookinbox's own package.json (the nearest one named hookinbox above this file). */
-function packageVersion(): string {
-  for (const up of ["../../package.json", "../../../package.json"]) {
-    try {
-      const manifest = JSON.parse(readFileSync(new URL(up, import.meta.url), "utf8")) as {
-        name?: string;
-        version?: string;
-      };
-      if (manifest.name === "hookinbox" && manifest.version) return manifest.version;
-    } catch {
-      // not there: look one folder up (src/cli/ from a checkout, dist/esm/cli/ when built)
-    }
-  }
-  return "unknown";
-}
 
 /** Errors in what was asked (exit code 2), as opposed to what happened (1). */
 const usageCodes = new Set<string>([

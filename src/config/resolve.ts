@@ -129,6 +129,8 @@ export interface ResolvedConfig {
     readonly port: number | null;
   };
   readonly log: { readonly level: string };
+  /** Spans on the global OpenTelemetry provider (docs/operations.md#traces). */
+  readonly tracing: { readonly enabled: boolean };
   readonly sources: ReadonlyMap<string, ResolvedSource>;
   /** Handlers by pattern, in configured order. */
   readonly handlers: ReadonlyMap<string, ResolvedHandler>;
@@ -391,6 +393,7 @@ export function resolveConfig(
       port: config.metrics?.port ?? null,
     },
     log: { level: config.log?.level ?? "info" },
+    tracing: { enabled: config.tracing?.enabled ?? false },
     sources,
   };
 }

@@ -351,6 +351,12 @@ export const configSchema = z.strictObject({
       port: z.number().int().min(0).max(65535).optional(),
     })
     .optional(),
+  /**
+   * OpenTelemetry traces (docs/operations.md#traces), off by default: `enabled` makes hookinbox
+   * start `webhook.receive` and `delivery.attempt` spans on the globally registered provider
+   * (register an SDK and exporter first; with none they cost nothing but a no-op call).
+   */
+  tracing: z.strictObject({ enabled: z.boolean().optional() }).optional(),
   log: z
     .strictObject({
       level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),

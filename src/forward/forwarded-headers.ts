@@ -1,5 +1,6 @@
 import { providerDefinitions } from "../providers/all.ts";
 import type { ClaimedDelivery } from "../store/queue-types.ts";
+import { activeTraceparent } from "../tracing/traceparent.ts";
 
 /**
  * True for an original header that hookinbox never forwards on its own, though a provider sends
@@ -90,7 +91,8 @@ export function forwardHeaders(
 /**
  * hookinbox's own headers of one delivery, the same on a forwarded request and a queue message:
  * `hookinbox-attempt`, `-replay`, `-event-id`, `-delivery-id`, `-source` and `-type`
- * (percent-encoded when it is not plain visible ASCII: see `typeHeaderValue`).
+ * (percent-encoded when it is not plain visible ASCII: see `typeHeaderValue`), and `traceparent`
+ * when the attempt is traced.
  *
  * @example
  * ```ts
@@ -108,6 +110,9 @@ export function hookinboxHeaders(
     "hookinbox-source": delivery.source,
   };
   if (delivery.type !== null) headers["hookinbox-type"] = typeHeaderValue(delivery.type);
+  // The attempt's span, when traced: the destination's own spans join the trace.
+  const traceparent = activeTraceparent();
+  if (traceparent !== null) headers.traceparent = traceparent;
   return headers;
 }
 

@@ -1,6 +1,7 @@
 import { Agent } from "undici";
 import { isHookinboxError } from "../errors.ts";
 import type { AttemptResponse } from "../store/forward-types.ts";
+import { traceClientPost } from "../tracing/client-span.ts";
 import { guardedLookup, isRefusedAddress, literalAddress, type Resolver } from "./address-guard.ts";
 import { recordedResponseHeaders } from "./forwarded-headers.ts";
 
@@ -78,82 +79,90 @@ export function openDestinationClient(
     literal !== null && !options.allowPrivateNetworks && isRefusedAddress(literal);
   const path = `${url.pathname}${url.search}`;
   return {
-    async post(headers, body, timeoutMs, signal) {
-      const started = performance.now();
-      const elapsed = () => performance.now() - started;
-      if (refusedLiteral) {
-        return {
-          status: null,
-          headers: null,
-          body: null,
-          latencyMs: 0,
-          errorClass: "address-refused",
-          error: `${url.hostname} is a refused address`,
-          refused: true,
-          aborted: false,
-        };
-      }
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const both = AbortSignal.any([signal, timeout]);
-      try {
-        const response = await agent.request({
-          origin: url.origin,
-          path,
-          method: "POST",
-          headers,
-          body,
-          signal: both,
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-        });
-        const kept: Uint8Array[] = [];
-        let keptBytes = 0;
-        let total = 0;
-        for await (const chunk of response.body as AsyncIterable<Buffer>) {
-          total += chunk.byteLength;
-          if (keptBytes < responseBodyLimit) {
-            const part = chunk.subarray(0, responseBodyLimit - keptBytes);
-            kept.push(part);
-            keptBytes += part.byteLength;
-          }
-          if (total > drainLimit) {
-            response.body.destroy();
-            break;
-          }
-        }
-        const recorded: Record<string, string> = {};
-        for (const name of recordedResponseHeaders) {
-          const value = response.headers[name];
-          if (value !== undefined) recorded[name] = Array.isArray(value) ? value.join(", ") : value;
-        }
-        return {
-          status: response.statusCode,
-          headers: recorded,
-          body: utf8.decode(Buffer.concat(kept)),
-          latencyMs: elapsed(),
-          errorClass: null,
-          error: null,
-          refused: false,
-          aborted: false,
-        };
-      } catch (error) {
-        const aborted = signal.aborted;
-        const timedOut = !aborted && timeout.aborted;
-        const cls = timedOut ? { errorClass: "timeout", refused: false } : errorClass(error);
-        return {
-          status: null,
-          headers: null,
-          body: null,
-          latencyMs: elapsed(),
-          errorClass: cls.errorClass,
-          error: timedOut
-            ? `no answer within ${timeoutMs} ms`
-            : ((error as Error).message ?? String(error)),
-          refused: cls.refused,
-          aborted,
-        };
-      }
-    },
+    post: (headers, body, timeoutMs, signal) =>
+      traceClientPost(url, headers, (sent) => send(sent, body, timeoutMs, signal)),
     close: () => agent.close(),
   };
+
+  async function send(
+    sent: Record<string, string>,
+    body: Uint8Array,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<PostResult> {
+    const started = performance.now();
+    const elapsed = () => performance.now() - started;
+    if (refusedLiteral) {
+      return {
+        status: null,
+        headers: null,
+        body: null,
+        latencyMs: 0,
+        errorClass: "address-refused",
+        error: `${url.hostname} is a refused address`,
+        refused: true,
+        aborted: false,
+      };
+    }
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const both = AbortSignal.any([signal, timeout]);
+    try {
+      const response = await agent.request({
+        origin: url.origin,
+        path,
+        method: "POST",
+        headers: sent,
+        body,
+        signal: both,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const kept: Uint8Array[] = [];
+      let keptBytes = 0;
+      let total = 0;
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        total += chunk.byteLength;
+        if (keptBytes < responseBodyLimit) {
+          const part = chunk.subarray(0, responseBodyLimit - keptBytes);
+          kept.push(part);
+          keptBytes += part.byteLength;
+        }
+        if (total > drainLimit) {
+          response.body.destroy();
+          break;
+        }
+      }
+      const recorded: Record<string, string> = {};
+      for (const name of recordedResponseHeaders) {
+        const value = response.headers[name];
+        if (value !== undefined) recorded[name] = Array.isArray(value) ? value.join(", ") : value;
+      }
+      return {
+        status: response.statusCode,
+        headers: recorded,
+        body: utf8.decode(Buffer.concat(kept)),
+        latencyMs: elapsed(),
+        errorClass: null,
+        error: null,
+        refused: false,
+        aborted: false,
+      };
+    } catch (error) {
+      const aborted = signal.aborted;
+      const timedOut = !aborted && timeout.aborted;
+      const cls = timedOut ? { errorClass: "timeout", refused: false } : errorClass(error);
+      return {
+        status: null,
+        headers: null,
+        body: null,
+        latencyMs: elapsed(),
+        errorClass: cls.errorClass,
+        error: timedOut
+          ? `no answer within ${timeoutMs} ms`
+          : ((error as Error).message ?? String(error)),
+        refused: cls.refused,
+        aborted,
+      };
+    }
+  }
 }

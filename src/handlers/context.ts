@@ -3,6 +3,7 @@ import { hookinboxError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { AlertRecord } from "../store/alert-types.ts";
 import type { ClaimedDelivery, CompleteInput, QueueStore } from "../store/queue-types.ts";
+import { activeTraceparent } from "../tracing/traceparent.ts";
 import { EffectHeldError } from "./errors.ts";
 import { idempotencyKey } from "./idempotency-key.ts";
 import { whileOpen } from "./open-transactions.ts";
@@ -53,6 +54,7 @@ export function createHandlerContext(options: {
   const ctx: HandlerContext = {
     signal: options.signal,
     logger: options.logger,
+    traceparent: activeTraceparent(),
     idempotencyKey: (name) => idempotencyKey(delivery.source, delivery.dedupKey, name),
     async transaction(work) {
       if (transactionUsed) throw hookinboxError("HOOKINBOX_TRANSACTION_REUSED");

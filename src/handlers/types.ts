@@ -55,6 +55,12 @@ export interface HandlerContext {
   /** Aborted when the worker loses the lease or shuts down past its timeout. */
   readonly signal: AbortSignal;
   readonly logger: Logger;
+  /**
+   * The W3C `traceparent` of this attempt's `delivery.attempt` span (docs/operations.md#traces),
+   * or null when tracing is off. The handler's own spans join the trace by themselves when an
+   * OpenTelemetry context manager is registered; pass this on where they cannot (another process).
+   */
+  readonly traceparent: string | null;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Tracer } from "@opentelemetry/api";
 import { activeSecrets, type ResolvedSource } from "../config/index.ts";
 import {
   type ErrorCode,
@@ -9,6 +10,7 @@ import { hopsHeader, readHops } from "../forward/hops.ts";
 import type { Logger } from "../log.ts";
 import type { SignedRequest } from "../providers/types.ts";
 import type { AcceptResult, EventIdentity, Store } from "../store/types.ts";
+import { type ReceiveTrace, traceReceive } from "../tracing/receive-span.ts";
 import { withAcceptedEvents } from "./accepted-events.ts";
 import { readHeaders, rejectedHeaderNames, watchHeaderReads } from "./headers.ts";
 import { identify } from "./identify.ts";
@@ -39,6 +41,8 @@ export interface IngestContext {
   readonly metrics?: IngestMetrics;
   /** Learns whether accepts commit, so `/readyz` answers what ingest would. */
   readonly readiness?: Readiness;
+  /** Traces each request as `webhook.receive` (absent when `tracing.enabled` is off). */
+  readonly tracer?: Tracer;
 }
 
 /** The metrics label of requests to sources that do not exist (never the name sent). */
@@ -77,22 +81,48 @@ function failure(error: HookinboxError, status = error.status): InboxResponse {
  * const response = await acceptWebhook(context, "stripe", { method: "POST", url, headers, body });
  * ```
  */
-export async function acceptWebhook(
+export function acceptWebhook(
   context: IngestContext,
   sourceName: string,
   request: InboxRequest,
+): Promise<InboxResponse> {
+  const { tracer } = context;
+  if (!tracer) return acceptRequest(context, sourceName, request, undefined);
+  const receive = {
+    method: request.method,
+    url: request.url,
+    bodySize: request.body.byteLength,
+    traceparent: readHeaders(request.headers).get("traceparent"),
+  };
+  return traceReceive(tracer, sourceName, receive, (trace) =>
+    acceptRequest(context, sourceName, request, trace),
+  );
+}
+
+/** acceptWebhook's work, telling `trace` (when traced) each step and the outcome. */
+async function acceptRequest(
+  context: IngestContext,
+  sourceName: string,
+  request: InboxRequest,
+  trace: ReceiveTrace | undefined,
 ): Promise<InboxResponse> {
   const started = performance.now();
   const receivedAt = context.now();
   const source = context.sources.get(sourceName);
   const log = (fields: Record<string, unknown>, level: "info" | "warn" | "error" = "info") => {
+    trace?.outcome(fields.outcome as string, fields.code as string | undefined);
     context.metrics?.outcome(
       source ? sourceName : unknownSourceLabel,
       fields.outcome as string,
       fields.code as string | undefined,
     );
     context.logger[level](
-      { source: sourceName, ...fields, ms: Math.round((performance.now() - started) * 100) / 100 },
+      {
+        source: sourceName,
+        ...fields,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+        ...trace?.logFields,
+      },
       "webhook",
     );
   };
@@ -209,6 +239,7 @@ export async function acceptWebhook(
         if (repeated) throw hookinboxError("HOOKINBOX_SIGNATURE_HEADER_REPEATED", repeated);
       }
       secretIndex = verified.secretIndex;
+      trace?.phase("verified");
       const matched = secrets.find((s) => s.index === verified.secretIndex);
       const handshake = matched ? scheme.handshake?.(signed, verified, matched) : undefined;
       if (handshake) {
@@ -257,6 +288,7 @@ export async function acceptWebhook(
     );
   }
 
+  trace?.phase("identified");
   let results: AcceptResult[];
   try {
     results = await Promise.all(
@@ -270,6 +302,7 @@ export async function acceptWebhook(
           remoteAddress,
           secretIndex,
           targets: context.route(sourceName, identity.type, body),
+          traceparent: trace?.traceparent ?? null,
         }),
       ),
     );
@@ -295,6 +328,14 @@ export async function acceptWebhook(
     );
   }
   context.readiness?.recordAccept({ ok: true });
+  trace?.stored(
+    results.map((r, i) => ({
+      eventId: r.eventId,
+      type: identities[i]!.identity.type,
+      duplicate: r.duplicate,
+      deliveries: r.deliveries,
+    })),
+  );
   if (results.some((r) => r.deliveries > 0)) context.onDeliveries();
   results.forEach((result, i) => {
     const { identity } = identities[i]!;

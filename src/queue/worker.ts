@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
+import type { Tracer } from "@opentelemetry/api";
 import type { ResolvedAlerts } from "../config/resolve.ts";
 import type { Forwarder } from "../forward/forwarder.ts";
 import type { ResolvedHandler } from "../handlers/routes.ts";
 import type { Logger } from "../log.ts";
 import type { ClaimedDelivery, QueueStore } from "../store/queue-types.ts";
+import { traceAttempt } from "../tracing/delivery-span.ts";
 import { startClaimLoop } from "./claim-loop.ts";
 import { createInFlight } from "./in-flight.ts";
 import { keepLeases, leasePlan } from "./leases.ts";
@@ -36,6 +38,8 @@ export interface WorkerOptions {
    * expired leases (only its own are kept), and only deliveries of `eventIds` when given.
    */
   readonly bounded?: { readonly eventIds?: readonly string[] };
+  /** Traces each attempt as `delivery.attempt` (absent when `tracing.enabled` is off). */
+  readonly tracer?: Tracer;
 }
 
 /** What `stop()` left behind. */
@@ -153,9 +157,14 @@ export function startWorker(options: WorkerOptions): Worker {
     started.set(delivery.id, startedAt);
     const seconds = () => (performance.now() - startedAt) / 1000;
     metrics?.attemptStarted(delivery.target);
-    (forwarding
-      ? forwarder!.run(delivery, abort.signal)
-      : runDelivery(runContext, delivery, abort.signal)
+    traceAttempt(
+      options.tracer,
+      delivery,
+      { claimedAt: now(), kind: forwarding ? "forward" : "handler" },
+      () =>
+        forwarding
+          ? forwarder!.run(delivery, abort.signal)
+          : runDelivery(runContext, delivery, abort.signal),
     )
       .then(
         (outcome) => {

@@ -55,6 +55,10 @@ export interface ClaimedDelivery {
    * delivery's version is lower, the delivery is stale.
    */
   readonly appliedVersion: number | null;
+  /** When the delivery became due (ms): the claim's wait is the claim time minus this. */
+  readonly runAt?: number;
+  /** The `webhook.receive` span's W3C traceparent stored with the event, or null (not traced). */
+  readonly traceparent?: string | null;
 }
 
 export interface ClaimInput {

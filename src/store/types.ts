@@ -42,6 +42,11 @@ export interface AcceptInput {
    * gets nothing new.
    */
   readonly targets?: readonly string[];
+  /**
+   * The W3C `traceparent` of the request's `webhook.receive` span, kept with a new event so its
+   * deliveries join that trace (null or absent: not traced).
+   */
+  readonly traceparent?: string | null;
 }
 
 /** The outcome of `accept`: the event id (new or existing) and whether it was a duplicate. */

@@ -29,9 +29,10 @@ const acceptBatchSql = (t: SchemaNames, audit: boolean) => `
                          $7::double precision[], $8::text[], $9::bigint[], $10::bytea[], $11::text[],
                          $12::integer[], $13::text[], $14::text[], $15::integer[], $16::integer[]${
                            audit ? ", $22::bytea[], $24::bytea[]" : ""
-                         })
+                         }, ${audit ? "$25" : "$21"}::text[])
       AS i (id, source, dedup_key, type, occurred_at, ordering_key, version, status, received_at,
-            body, headers, secret_index, receipt_id, remote_address, size, n${audit ? ", leaf_rest, receipt_rest" : ""})
+            body, headers, secret_index, receipt_id, remote_address, size, n${audit ? ", leaf_rest, receipt_rest" : ""},
+            traceparent)
   ), claim AS (
     INSERT INTO ${t.event_dedup} (source, dedup_key, event_id, received_at)
     SELECT source, dedup_key, id, received_at FROM input ORDER BY source, dedup_key
@@ -39,9 +40,9 @@ const acceptBatchSql = (t: SchemaNames, audit: boolean) => `
     RETURNING event_id
   ), ins AS (
     INSERT INTO ${t.events} (id, source, dedup_key, type, occurred_at, ordering_key, version, status,
-                        received_at, body, headers, secret_index)
+                        received_at, body, headers, secret_index, traceparent)
     SELECT i.id, i.source, i.dedup_key, i.type, i.occurred_at, i.ordering_key, i.version, i.status,
-           i.received_at, i.body, i.headers::jsonb, i.secret_index
+           i.received_at, i.body, i.headers::jsonb, i.secret_index, i.traceparent
     FROM input i JOIN claim c ON c.event_id = i.id
     RETURNING id
   ), ev AS (
@@ -156,6 +157,8 @@ const batchValues = (batch: readonly Prepared[], channel: string, audit: boolean
     deliveries.map((d) => d.n),
     channel,
     ...(audit ? auditValues(batch) : []),
+    // Last ($21, or $25 after the audit's four), so the numbers before it stay as they were.
+    column((p) => p.input.traceparent ?? null),
   ];
 };
 

@@ -8,9 +8,9 @@ import { prepareCreateDeliveries } from "./queue/create-deliveries.ts";
 
 const insertEventSql = `
   INSERT INTO events (id, source, dedup_key, type, occurred_at, ordering_key, version, status,
-                      received_at, body, headers, secret_index)
+                      received_at, body, headers, secret_index, traceparent)
   VALUES (@id, @source, @dedupKey, @type, @occurredAt, @orderingKey, @version, @status,
-          @receivedAt, @body, @headers, @secretIndex)
+          @receivedAt, @body, @headers, @secretIndex, @traceparent)
   ON CONFLICT (source, dedup_key) DO NOTHING
   RETURNING id`;
 
@@ -42,6 +42,8 @@ export interface AcceptRow {
   readonly headersJson: string;
   readonly remoteAddress: string | null;
   readonly secretIndex: number | null;
+  /** The `webhook.receive` span's W3C traceparent, or null (not traced). */
+  readonly traceparent: string | null;
   readonly targets: readonly string[];
   /** The leaf's payload digests; null when the audit log is off. */
   readonly digests: PayloadDigests | null;
@@ -77,6 +79,7 @@ export function acceptRowOf(input: AcceptInput, audit: boolean): AcceptRow {
     headersJson: JSON.stringify(input.headers),
     remoteAddress: input.remoteAddress,
     secretIndex: input.secretIndex,
+    traceparent: input.traceparent ?? null,
     targets: input.targets ?? [],
     digests: audit ? payloadDigests(input.body, input.headers) : null,
   };
@@ -123,6 +126,7 @@ export function prepareAccept(
       body: toBuffer(row.body),
       headers: row.headersJson,
       secretIndex: row.secretIndex,
+      traceparent: row.traceparent,
     });
     const duplicate = inserted === undefined;
     const eventId = inserted?.id ?? existingEvent.get(row.source, row.dedupKey)?.id;
@@ -192,6 +196,7 @@ interface EventRow {
   body: Buffer;
   headers: string;
   secretIndex: number | null;
+  traceparent: string | null;
 }
 
 interface ReceiptRow {

@@ -52,15 +52,15 @@ const leaseSql = (t: SchemaNames) => `
           (SELECT l.ms FROM unnest($6::text[], $7::bigint[]) AS l(target, ms) WHERE l.target = d.target), $4)
     FROM chosen c WHERE d.id = c.id
     RETURNING d.id, d.event_id, d.target, d.attempts, d.budget_base, d.is_replay, d.replay_of,
-              d.ordering_key, d.version, d.lease_expires_at, c.n
+              d.ordering_key, d.version, d.lease_expires_at, d.run_at, c.n
   ), opened AS (
     INSERT INTO ${t.attempts} (id, delivery_id, attempt, worker_id, started_at, outcome)
     SELECT ($8::text[])[l.n], l.id, l.attempts, $2, $5, 'running' FROM leased l
   )
   SELECT l.id, l.event_id, l.target, l.attempts AS attempt, l.budget_base, ($8::text[])[l.n] AS attempt_id,
-         l.lease_expires_at, l.is_replay, l.replay_of, l.ordering_key, l.version,
+         l.lease_expires_at, l.is_replay, l.replay_of, l.ordering_key, l.version, l.run_at,
          a.version AS applied_version,
-         e.source, e.dedup_key, e.type, e.occurred_at, e.body, e.headers
+         e.source, e.dedup_key, e.type, e.occurred_at, e.body, e.headers, e.traceparent
   FROM leased l JOIN ${t.events} e ON e.id = l.event_id
   LEFT JOIN ${t.applied_versions} a ON a.target = l.target AND a.ordering_key = l.ordering_key
   ORDER BY l.n`;
@@ -194,6 +194,8 @@ export async function claimPostgres(
       body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength),
       headers: r.headers,
       appliedVersion: r.applied_version,
+      runAt: r.run_at,
+      traceparent: r.traceparent,
     };
   });
 }

@@ -39,7 +39,8 @@ const attemptSql = `
   VALUES (@id, @deliveryId, @attempt, @workerId, @now, 'running')`;
 
 const eventSql = `
-  SELECT source, dedup_key, type, ordering_key, occurred_at, body, headers FROM events WHERE id = ?`;
+  SELECT source, dedup_key, type, ordering_key, occurred_at, body, headers, traceparent FROM events
+  WHERE id = ?`;
 
 const appliedSql = "SELECT version FROM applied_versions WHERE target = ? AND ordering_key = ?";
 
@@ -68,6 +69,7 @@ interface EventRow {
   occurred_at: number | null;
   body: Buffer;
   headers: string;
+  traceparent: string | null;
 }
 
 /** Candidates examined per claim at most; blocked ones are parked so they are not seen again. */
@@ -164,6 +166,8 @@ export function prepareClaimDeliveries(
           occurredAt: e.occurred_at,
           body: new Uint8Array(e.body.buffer, e.body.byteOffset, e.body.byteLength),
           headers: JSON.parse(e.headers) as Array<[string, string]>,
+          runAt: candidate.run_at,
+          traceparent: e.traceparent,
           appliedVersion:
             candidate.ordering_key === null
               ? null
