@@ -16,7 +16,8 @@ import type { InboxMetrics } from "./metrics.ts";
  */
 export interface AdminHost {
   readonly config: {
-    readonly admin: Pick<ResolvedConfig["admin"], "authLimit">;
+    readonly admin: Pick<ResolvedConfig["admin"], "authLimit"> &
+      Partial<Pick<ResolvedConfig["admin"], "readToken" | "maxStreams">>;
     readonly http: Pick<ResolvedConfig["http"], "trustedProxies">;
   };
   /** The host's clock (ms since the epoch): session expiry, the wrong-token window. */

@@ -40,9 +40,18 @@ const errorResponses = {
 function operationObject(route: AdminRouteEntry) {
   const inPath = pathParams(route.path);
   if ("raw" in route) {
+    const query = route.query ? inputSchema(route.query) : null;
+    const parameters = Object.entries(query?.properties ?? {}).map(([name, property]) => ({
+      name,
+      in: "query",
+      required: query?.required?.includes(name) ?? false,
+      ...(typeof property.description === "string" ? { description: property.description } : {}),
+      schema: property,
+    }));
     return {
       operationId: route.path.replace(/^\/api\//, "").replace(/\W+/g, "."),
       summary: route.summary,
+      ...(parameters.length > 0 ? { parameters } : {}),
       responses: {
         "200": { description: "OK", content: { [route.contentType]: {} } },
         ...errorResponses,
