@@ -23,27 +23,40 @@ export async function* readSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<
   let id: string | null = null;
   let event = "";
   let data: string[] = [];
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
+  /** One line: a message when it is the blank line that ends one. */
+  const line = (text: string): SseMessage | null => {
+    if (text === "") {
+      const message =
+        data.length > 0 ? { id, event: event || "message", data: data.join("\n") } : null;
+      event = "";
+      data = [];
+      return message;
+    }
+    if (text.startsWith(":")) return null;
+    const colon = text.indexOf(":");
+    const field = colon === -1 ? text : text.slice(0, colon);
+    const value = colon === -1 ? "" : text.slice(colon + 1).replace(/^ /, "");
+    if (field === "data") data.push(value);
+    else if (field === "event") event = value;
+    else if (field === "id" && !value.includes("\0")) id = value;
+    return null;
+  };
+  /** The complete lines in the buffer; at the end, a last CR ends its line too. */
+  function* lines(final: boolean): Generator<SseMessage> {
     for (;;) {
       const end = buffer.search(/\r\n|\r|\n/);
-      // A lone CR at the end may be the first half of a CRLF: wait for more.
-      if (end === -1 || (end === buffer.length - 1 && buffer[end] === "\r")) break;
-      const line = buffer.slice(0, end);
+      if (end === -1) return;
+      // A CR at the end may be the first half of a CRLF: wait for more, unless nothing comes.
+      if (!final && end === buffer.length - 1 && buffer[end] === "\r") return;
+      const text = buffer.slice(0, end);
       buffer = buffer.slice(end + (buffer.startsWith("\r\n", end) ? 2 : 1));
-      if (line === "") {
-        if (data.length > 0) yield { id, event: event || "message", data: data.join("\n") };
-        event = "";
-        data = [];
-        continue;
-      }
-      if (line.startsWith(":")) continue;
-      const colon = line.indexOf(":");
-      const field = colon === -1 ? line : line.slice(0, colon);
-      const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
-      if (field === "data") data.push(value);
-      else if (field === "event") event = value;
-      else if (field === "id" && !value.includes("\0")) id = value;
+      const message = line(text);
+      if (message) yield message;
     }
   }
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    yield* lines(false);
+  }
+  yield* lines(true);
 }

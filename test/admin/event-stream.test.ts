@@ -175,6 +175,15 @@ describe.each(["sqlite", "postgres"] as const)("the event stream on %s", (kind) 
       "after",
     ]);
     expect(Object.keys(stream.responses["200"].content)).toEqual(["text/event-stream"]);
+    // Every write route documents the read-only token's 403; no read route does.
+    for (const route of adminRoutes) {
+      const responses = doc.paths[route.path][route.method.toLowerCase()].responses;
+      expect([route.path, route.method, responses["403"] !== undefined]).toEqual([
+        route.path,
+        route.method,
+        !isReadRoute(route),
+      ]);
+    }
   });
 });
 
