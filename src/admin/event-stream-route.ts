@@ -34,6 +34,16 @@ export const streamQuery = z.strictObject({
     .describe("first send the stored events after this id (the Last-Event-ID header wins)"),
 });
 
+// parseInput's strict checking and messages, as every other route's query gets them; the
+// stream itself is not an operation (it never ends), so this one never runs.
+const streamParams = {
+  name: "events.stream",
+  summary: "new events as Server-Sent Events",
+  readOnly: true,
+  input: streamQuery,
+  run: async () => null,
+};
+
 /** `since` as a time: a duration back from now, or an ISO 8601 time. */
 function sinceMs(since: string, now: number): number {
   const back = parseDuration(since);
@@ -61,13 +71,7 @@ export const eventStreamRoute: RawRoute = {
   query: streamQuery,
   raw: async (host, { url, headers }) => {
     const query = parseInput(
-      {
-        name: "events.stream",
-        summary: "",
-        readOnly: true,
-        input: streamQuery,
-        run: async () => 0,
-      },
+      streamParams,
       Object.fromEntries(url.searchParams),
       "HOOKINBOX_QUERY_INVALID",
     );

@@ -22,6 +22,19 @@ export interface GatewayAccess {
 const known = new Set<string>(errorCodes);
 
 /**
+ * An admin API URL under the gateway's base URL, whose path is kept (a gateway mounted under
+ * `/ops` serves `/ops/api/…`).
+ *
+ * @example
+ * ```ts
+ * apiUrl({ gateway: "https://example.com/ops/", token }, "/api/events/evt_1"); // "https://example.com/ops/api/events/evt_1"
+ * ```
+ */
+export function apiUrl(access: GatewayAccess, path: string): string {
+  return `${access.gateway.replace(/\/+$/, "")}${path}`;
+}
+
+/**
  * A non-2xx answer of the admin API as one HookinboxError with the gateway's own code (401
  * HOOKINBOX_ADMIN_UNAUTHORIZED, 403 HOOKINBOX_ADMIN_READ_ONLY, …).
  *
@@ -99,7 +112,7 @@ export async function followEvents(
   hooks: FollowHooks,
   signal: AbortSignal,
 ): Promise<void> {
-  const url = new URL(`/api/events/stream?${query}`, access.gateway);
+  const url = apiUrl(access, `/api/events/stream?${query}`);
   let lastEventId: string | null = null;
   let connectedOnce = false;
   let failures = 0;

@@ -5,6 +5,7 @@ import { standardWebhooksKey } from "../providers/standard-webhooks.ts";
 import type { CommandHost } from "./command-host.ts";
 import type { CliContext } from "./context.ts";
 import {
+  apiUrl,
   followEvents,
   type GatewayAccess,
   gatewayError,
@@ -92,7 +93,7 @@ async function replayOne(
 ): Promise<number> {
   let response: Response;
   try {
-    response = await fetch(new URL(`/api/events/${encodeURIComponent(id)}`, access.gateway), {
+    response = await fetch(apiUrl(access, `/api/events/${encodeURIComponent(id)}`), {
       headers: { authorization: `Bearer ${access.token}` },
     });
   } catch (error) {
