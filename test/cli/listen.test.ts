@@ -221,6 +221,39 @@ describe("hookinbox listen", () => {
     expect(sink.requests.length).toBe(total + 2);
   });
 
+  it("prints a hostile event type escaped, in text and JSON", async () => {
+    const type = "order.paid\u001b[2J\u202e\r\nFORGED";
+    const id = await send(2000, type);
+    const local = await startReceiver();
+    try {
+      for (const json of [false, true]) {
+        const out = await runCli([
+          "listen",
+          "--gateway",
+          gateway.url,
+          "--forward-to",
+          local.url,
+          "--provider-headers",
+          "--replay",
+          id,
+          "--token",
+          readToken,
+          ...(json ? ["--json"] : []),
+        ]);
+        expect(out.code).toBe(0);
+        expect(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/.test(out.stdout)).toBe(
+          false,
+        );
+        expect(/^FORGED/m.test(out.stdout)).toBe(false);
+        if (json) expect((JSON.parse(out.stdout) as { type: string }).type).toBe(type);
+        else expect(out.stdout).toContain("order.paid\\x1b[2J\\u202e\\x0d\\x0aFORGED");
+      }
+      expect(local.requests.length).toBe(2);
+    } finally {
+      await local.close();
+    }
+  });
+
   it("errors are one line with a code: bad flags, a wrong token, an unreachable gateway, an unknown event", async () => {
     const base = ["listen", "--forward-to", "http://127.0.0.1:9/x", "--provider-headers"];
     const noGateway = await runCli([...base, "--token", readToken]);
