@@ -141,6 +141,11 @@ const registry = {
     status: 503,
     message: "Too many event streams are open on this gateway (admin.maxStreams); retry later",
   },
+  HOOKINBOX_STREAM_UNSUPPORTED: {
+    status: 501,
+    message:
+      "This host cannot stream events; connect to the gateway (hookinbox start) or a node:http, Express or fetch host",
+  },
   HOOKINBOX_LISTEN_UNREACHABLE: {
     status: 500,
     message: "The gateway could not be reached; check --gateway and that it is running",

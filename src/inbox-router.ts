@@ -146,7 +146,12 @@ export function createRouter(
     }
     if (pathname === "/api" || pathname.startsWith("/api/")) {
       return handleAdmin(
-        { host: admin, token: adminToken, remoteAddress: request.remoteAddress ?? null },
+        {
+          host: admin,
+          token: adminToken,
+          remoteAddress: request.remoteAddress ?? null,
+          canStream: request.canStream === true,
+        },
         request.method.toUpperCase(),
         new URL(`http://hookinbox.invalid${pathname}${target.search}`),
         readHeaders(request.headers),

@@ -92,6 +92,7 @@ export function toNodeListener(
         body,
         remoteAddress: req.socket.remoteAddress ?? null,
         bodyError,
+        canStream: true,
       };
       const source = options.source?.(req);
       const response =

@@ -75,9 +75,10 @@ async function runRoute(
   body: Uint8Array,
   headers: RequestHeaders,
   host: AdminHost,
+  canStream: boolean,
 ): Promise<InboxResponse> {
   const { route } = entry;
-  if ("raw" in route) return route.raw(host, { url, headers });
+  if ("raw" in route) return route.raw(host, { url, headers, canStream });
   const fromPath = Object.fromEntries(
     entry.params.map((name, i) => [name, pathParam(match[i + 1]!)]),
   );
@@ -154,7 +155,15 @@ export async function handleAdmin(
     const refused = scopeRefusal(scope, entry.route);
     if (refused) return fail(refused);
     try {
-      return await runRoute(entry, match, url, body, headers, context.host);
+      return await runRoute(
+        entry,
+        match,
+        url,
+        body,
+        headers,
+        context.host,
+        context.canStream === true,
+      );
     } catch (error) {
       return fail(error);
     }

@@ -36,4 +36,6 @@ export interface AdminContext {
   readonly token: string | null;
   /** The TCP peer (for `X-Forwarded-Proto` from `http.trustedProxies`: the cookie's Secure). */
   readonly remoteAddress?: string | null;
+  /** Whether the host writes streamed answers (the event stream); false: 501. */
+  readonly canStream?: boolean;
 }

@@ -69,7 +69,8 @@ export const eventStreamRoute: RawRoute = {
     "new events as Server-Sent Events (Last-Event-ID resumes; the read-only token may use it)",
   contentType: "text/event-stream",
   query: streamQuery,
-  raw: async (host, { url, headers }) => {
+  raw: async (host, { url, headers, canStream }) => {
+    if (!canStream) throw hookinboxError("HOOKINBOX_STREAM_UNSUPPORTED");
     const query = parseInput(
       streamParams,
       Object.fromEntries(url.searchParams),

@@ -22,6 +22,8 @@ export interface OperationRoute {
 export interface RawRequest {
   readonly url: URL;
   readonly headers: RequestHeaders;
+  /** Whether the host writes streamed answers (`InboxResponse.stream`). */
+  readonly canStream: boolean;
 }
 
 /**

@@ -14,6 +14,8 @@ export interface InboxRequest {
    * and records the rejection for the source and answers with this error. `body` is empty.
    */
   readonly bodyError?: HookinboxError;
+  /** Set by hosts that write `stream` answers (node:http, Express, fetch); others get a 501. */
+  readonly canStream?: boolean;
 }
 
 /** What hookinbox answers; hosts copy it to their own response type. */

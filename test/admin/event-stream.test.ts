@@ -1,9 +1,11 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toFetchHandler } from "../../src/adapters/fetch.ts";
 import { adminRoutes } from "../../src/admin/admin-api.ts";
 import { isReadRoute } from "../../src/admin/route-table.ts";
 import { readSse, type SseMessage } from "../../src/cli/listen-sse.ts";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
+import { createInbox } from "../../src/inbox.ts";
 import { testAdminToken } from "../helpers/admin-token.ts";
 import { freshDatabase } from "../helpers/postgres.ts";
 import { secrets, standardRequest } from "../helpers/signers.ts";
@@ -183,6 +185,58 @@ describe.each(["sqlite", "postgres"] as const)("the event stream on %s", (kind) 
         route.method,
         !isReadRoute(route),
       ]);
+    }
+  });
+});
+
+describe("the event stream on other hosts", () => {
+  it("streams through the fetch adapter, and answers 501 HOOKINBOX_STREAM_UNSUPPORTED to a host that cannot stream", async () => {
+    const tmp = tempDir();
+    const inbox = createInbox(
+      {
+        store: `sqlite:${join(tmp.dir, "hosts.db")}`,
+        sources: { a: { provider: "standard-webhooks", secrets: [secrets.standard] } },
+        admin: { token: testAdminToken },
+      },
+      { env: {} },
+    );
+    try {
+      const auth = { authorization: `Bearer ${testAdminToken}` };
+      const plain = await inbox.handle({
+        method: "GET",
+        url: "/api/events/stream",
+        headers: auth,
+        body: new Uint8Array(0),
+      });
+      expect(plain.status).toBe(501);
+      expect(JSON.parse(plain.body).error.code).toBe("HOOKINBOX_STREAM_UNSUPPORTED");
+
+      const handle = toFetchHandler(inbox);
+      const signed = standardRequest("msg_fetch_1", JSON.stringify({ type: "x" }));
+      const posted = await handle(
+        new Request("http://inbox.test/webhooks/a", {
+          method: "POST",
+          headers: signed.headers,
+          body: signed.body,
+        }),
+      );
+      const { eventId } = (await posted.json()) as { eventId: string };
+      const response = await handle(
+        new Request("http://inbox.test/api/events/stream?since=1h", { headers: auth }),
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+      const messages = readSse(response.body as unknown as AsyncIterable<Uint8Array>);
+      let first: SseMessage | undefined;
+      for await (const message of messages) {
+        first = message;
+        break;
+      }
+      expect(first?.id).toBe(eventId);
+      expect(JSON.parse(first?.data ?? "{}").id).toBe(eventId);
+    } finally {
+      await inbox.close();
+      tmp.cleanup();
     }
   });
 });
