@@ -190,6 +190,36 @@ describe.each(["sqlite", "postgres"] as const)("the event stream on %s", (kind) 
 });
 
 describe("the event stream on other hosts", () => {
+  it("ends open streams when the gateway shuts down, so its drain does not wait for them", async () => {
+    const tmp = tempDir();
+    const gateway = await startGateway(
+      {
+        store: `sqlite:${join(tmp.dir, "drain.db")}`,
+        sources: { a: { provider: "standard-webhooks", secrets: [secrets.standard] } },
+        admin: { token: testAdminToken },
+        // Far longer than the test's timeout: only ending the streams lets close() finish.
+        http: { drainTimeout: "10m" },
+      },
+      { host: "127.0.0.1", port: 0, env: {}, metricsPort: null },
+    );
+    try {
+      const response = await fetch(`${gateway.url}/api/events/stream`, {
+        headers: { authorization: `Bearer ${testAdminToken}` },
+      });
+      expect(response.status).toBe(200);
+      const messages: SseMessage[] = [];
+      const read = (async () => {
+        for await (const message of readSse(response.body as unknown as AsyncIterable<Uint8Array>))
+          messages.push(message);
+      })();
+      await gateway.close();
+      await read;
+      expect(messages).toEqual([]);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   it("streams through the fetch adapter, and answers 501 HOOKINBOX_STREAM_UNSUPPORTED to a host that cannot stream", async () => {
     const tmp = tempDir();
     const inbox = createInbox(
