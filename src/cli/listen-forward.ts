@@ -20,7 +20,14 @@ export interface LocalResult {
   readonly error: string | null;
 }
 
-/** The name `hookinbox listen` signs as: its deliveries' `webhook-id` is `<event id>:listen`. */
+/**
+ * The name `hookinbox listen` signs as: its requests' `webhook-id` is `<event id>:listen`.
+ *
+ * @example
+ * ```ts
+ * stableDeliveryId(event.id, listenDestination); // "evt_01J…:listen"
+ * ```
+ */
 export const listenDestination = "listen";
 
 // Headers that describe the original connection, not the message: fetch sets its own.
