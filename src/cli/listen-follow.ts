@@ -1,3 +1,5 @@
+import { eventIdFloor, eventIdTime } from "../admin/event-range.ts";
+import { streamLookbackMs } from "../admin/event-stream-hub.ts";
 import { type ErrorCode, errorCodes, type HookinboxError, hookinboxError } from "../errors.ts";
 import { readSse } from "./listen-sse.ts";
 
@@ -73,6 +75,20 @@ export function unreachable(gateway: string, error: unknown): HookinboxError {
   return hookinboxError("HOOKINBOX_LISTEN_UNREACHABLE", `${gateway} (${reason})`, error);
 }
 
+/**
+ * The cursor a resume asks from: `streamLookbackMs` before the last one, so an event another
+ * gateway committed late (after a newer one was sent) is sent on resume too; the events sent
+ * twice that way are skipped by the caller's recent ids.
+ *
+ * @example
+ * ```ts
+ * overlapCursor("evt_01JD7Q5Z8X9K3M4N5P6R7S8T9V"); // the id floor 5 s earlier
+ * ```
+ */
+export function overlapCursor(cursor: string): string {
+  return eventIdFloor(eventIdTime(cursor) - streamLookbackMs);
+}
+
 /** Statuses worth retrying: the gateway is busy, restarting, or behind a proxy that is. */
 const retryable = new Set([429, 502, 503, 504]);
 
@@ -97,8 +113,9 @@ const sleep = (ms: number, signal: AbortSignal) =>
 
 /**
  * Follows `GET /api/events/stream` until `signal` aborts: each event goes to `onEvent` in order,
- * one at a time; a lost stream is reopened with backoff (0.5 s doubling to 10 s) and
- * `Last-Event-ID`, so nothing is missed and nothing comes twice. The first connection failing,
+ * one at a time; a lost stream is reopened with backoff (0.5 s doubling to 10 s) and a
+ * `Last-Event-ID` 5 s before the last cursor (`overlapCursor`), so nothing is missed; `onEvent`
+ * skips the ids it already handled. The first connection failing,
  * or any 4xx, is thrown as one error with a code.
  *
  * @example
@@ -129,7 +146,7 @@ export async function followEvents(
         headers: {
           authorization: `Bearer ${access.token}`,
           accept: "text/event-stream",
-          ...(lastEventId === null ? {} : { "last-event-id": lastEventId }),
+          ...(lastEventId === null ? {} : { "last-event-id": overlapCursor(lastEventId) }),
         },
         signal,
       });

@@ -190,6 +190,33 @@ describe.each(["sqlite", "postgres"] as const)("the event stream on %s", (kind) 
 });
 
 describe("the event stream on other hosts", () => {
+  it("on PostgreSQL, a gateway's stream carries events another gateway accepted (its shared poll)", async () => {
+    const db = await freshDatabase();
+    const config = {
+      store: db.url,
+      sources: { a: { provider: "standard-webhooks", secrets: [secrets.standard] } },
+      admin: { token: testAdminToken, readToken },
+    };
+    const options = { host: "127.0.0.1", port: 0, env: {}, metricsPort: null };
+    const first = await startGateway(config, options);
+    const second = await startGateway(config, options);
+    try {
+      const stream = await open(first, "", readToken);
+      const ids = [
+        await send(second, "a", "other-1", "x"),
+        await send(first, "a", "own-1", "x"),
+        await send(second, "a", "other-2", "x"),
+      ];
+      const got = await stream.take(3);
+      expect(new Set(got.map((m) => m.data.id))).toEqual(new Set(ids));
+      await stream.close();
+    } finally {
+      await first.close();
+      await second.close();
+      await db.cleanup();
+    }
+  });
+
   it("ends open streams when the gateway shuts down, so its drain does not wait for them", async () => {
     const tmp = tempDir();
     const gateway = await startGateway(
