@@ -1,4 +1,4 @@
-import { encodeTime } from "../ids.ts";
+import { ulidTimePrefix } from "../ids.ts";
 import { encodeCursor, listLimits } from "../store/core/paging.ts";
 import type { EventSummary, Store } from "../store/types.ts";
 
@@ -7,8 +7,6 @@ export interface StreamFilter {
   readonly source?: string;
   readonly type?: string;
 }
-
-const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 /**
  * The smallest event id made at `ms`: every real id made at or after `ms` sorts after it, every
@@ -20,21 +18,7 @@ const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
  * ```
  */
 export function eventIdFloor(ms: number): string {
-  return `evt_${encodeTime(Math.max(0, Math.floor(ms)))}${"0".repeat(16)}`;
-}
-
-/**
- * The time (ms since the epoch) an event id was made at, from its ULID's time part.
- *
- * @example
- * ```ts
- * eventIdTime(eventIdFloor(1_767_225_600_000)); // 1767225600000
- * ```
- */
-export function eventIdTime(id: string): number {
-  let ms = 0;
-  for (const char of id.slice(4, 14)) ms = ms * 32 + Math.max(0, crockford.indexOf(char));
-  return ms;
+  return `evt_${ulidTimePrefix(ms)}${"0".repeat(16)}`;
 }
 
 /**

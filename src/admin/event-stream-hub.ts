@@ -1,6 +1,7 @@
+import { idTime } from "../ids.ts";
 import type { EventDetail, EventSummary } from "../store/types.ts";
 import type { AdminHost } from "./admin-host.ts";
-import { eventIdFloor, eventIdTime, eventsBetween, type StreamFilter } from "./event-range.ts";
+import { eventIdFloor, eventsBetween, type StreamFilter } from "./event-range.ts";
 
 /** How far back each poll looks again, for events committed after a newer one (clock skew, a slow commit). */
 export const streamLookbackMs = 5_000;
@@ -100,7 +101,7 @@ function createHub(host: AdminHost): StreamHub {
     const { store } = host.operations;
     const all = await eventsBetween(store, {}, eventIdFloor(floor), null);
     const fresh = all.filter((event) => !seen.has(event.id));
-    for (const event of fresh) seen.set(event.id, eventIdTime(event.id));
+    for (const event of fresh) seen.set(event.id, idTime(event.id));
     floor = Math.max(floor, host.now() - streamLookbackMs);
     for (const [id, at] of seen) if (at < floor) seen.delete(id);
     if (!emit) return;

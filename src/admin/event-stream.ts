@@ -1,6 +1,7 @@
+import { idTime } from "../ids.ts";
 import type { ResponseStream } from "../ingest/request.ts";
 import type { AdminHost } from "./admin-host.ts";
-import { eventIdFloor, eventIdTime, eventsBetween, type StreamFilter } from "./event-range.ts";
+import { eventIdFloor, eventsBetween, type StreamFilter } from "./event-range.ts";
 import { type StreamedEvent, type StreamHub, streamedEvent } from "./event-stream-hub.ts";
 
 type Sink = Parameters<ResponseStream["start"]>[0];
@@ -71,7 +72,7 @@ export function runEventStream(
     deliver(event) {
       if (live) {
         const floor = hub.floorMs();
-        for (const id of caughtUp) if (eventIdTime(id) < floor) caughtUp.delete(id);
+        for (const id of caughtUp) if (idTime(id) < floor) caughtUp.delete(id);
         send(event);
       } else queued.push(event);
     },
@@ -92,7 +93,7 @@ export function runEventStream(
     let lower = from;
     let windowMs = 60_000;
     for (;;) {
-      const untilMs = eventIdTime(lower) + windowMs;
+      const untilMs = idTime(lower) + windowMs;
       const upper = untilMs > host.now() ? null : eventIdFloor(untilMs);
       const items = await eventsBetween(store, filter, lower, upper);
       for (const item of items) {
@@ -101,7 +102,7 @@ export function runEventStream(
         const detail = await store.getEvent(item.id);
         if (!detail) continue;
         send(streamedEvent(detail));
-        if (eventIdTime(item.id) >= hub.floorMs()) caughtUp.add(item.id);
+        if (idTime(item.id) >= hub.floorMs()) caughtUp.add(item.id);
       }
       if (upper === null || stopped) return;
       lower = upper;

@@ -1,6 +1,7 @@
-import { eventIdFloor, eventIdTime } from "../admin/event-range.ts";
+import { eventIdFloor } from "../admin/event-range.ts";
 import { streamLookbackMs } from "../admin/event-stream-hub.ts";
 import { type ErrorCode, errorCodes, type HookinboxError, hookinboxError } from "../errors.ts";
+import { idTime } from "../ids.ts";
 import { readSse } from "./listen-sse.ts";
 
 /** An event as the gateway's stream (and `GET /api/events/{id}`) carries it. */
@@ -86,7 +87,7 @@ export function unreachable(gateway: string, error: unknown): HookinboxError {
  * ```
  */
 export function overlapCursor(cursor: string): string {
-  return eventIdFloor(eventIdTime(cursor) - streamLookbackMs);
+  return eventIdFloor(idTime(cursor) - streamLookbackMs);
 }
 
 /** Statuses worth retrying: the gateway is busy, restarting, or behind a proxy that is. */
