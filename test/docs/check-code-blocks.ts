@@ -135,7 +135,15 @@ export function checkBlocks(
   };
   const program = ts.createProgram([...virtual.keys()], options, host);
   const reports = new Map<CodeBlock, string[]>(checked.map((b) => [b, placeholderProblems(b)]));
-  for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
+  // Only the blocks' own diagnostics are reported, so only the blocks are checked: the checker
+  // resolves what they import from src/ without checking every body there (tsc --noEmit does).
+  const diagnostics = [...virtual.keys()].flatMap((name) => {
+    const source = program.getSourceFile(name);
+    return source
+      ? [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]
+      : [];
+  });
+  for (const diagnostic of diagnostics) {
     const block = diagnostic.file ? fileOf.get(diagnostic.file.fileName) : undefined;
     if (!block || !diagnostic.file) continue;
     const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);

@@ -35,7 +35,12 @@ export function databaseUrl(
  * A fresh database for one test file (dropped by the returned cleanup), so test files never see
  * each other's rows. Each test inside may take its own schema with `schemaUrl`.
  */
-export async function freshDatabase(): Promise<{
+export async function freshDatabase(
+  options: {
+    /** Copy the run's migrated template (hookinbox's schema up to date) instead of an empty one. */
+    migrated?: boolean;
+  } = {},
+): Promise<{
   url: string;
   schemaUrl(): string;
   cleanup(): Promise<void>;
@@ -44,7 +49,8 @@ export async function freshDatabase(): Promise<{
   const name = `hb_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  const template = options.migrated ? ` TEMPLATE ${inject("postgresTemplate")}` : "";
+  await admin.query(`CREATE DATABASE ${name}${template}`);
   await admin.end();
   const url = databaseUrl(server, name);
   let schemas = 0;

@@ -1,6 +1,7 @@
 // The store matrix for tests that must pass on both stores: `describe.each(storeFactories())`.
 // SQLite: a file in a temp folder. PostgreSQL: a fresh database per store (dropped by its
-// cleanup) with hookinbox in its default schema `hookinbox` and the test's own tables in `public`,
+// cleanup), copied from the run's migrated template (test/postgres-global-setup.ts), with
+// hookinbox in its default schema `hookinbox` and the test's own tables in `public`,
 // as in a user's database: a handler's `ctx.transaction` must find them with the database's
 // default search_path. PgBouncer: the same, with the store URL through a real PgBouncer in
 // transaction mode (`?pgbouncer=true`, no directUrl: migrations through the pooler, no LISTEN);
@@ -117,7 +118,8 @@ function sqliteStore(): TestStore {
 
 async function postgresStore(through: "direct" | "pgbouncer"): Promise<TestStore> {
   const tmp = tempDir();
-  const database = await freshDatabase();
+  // hookinbox's schema already migrated: opening the store finds nothing to apply.
+  const database = await freshDatabase({ migrated: true });
   const dialect = dialectOf(database.url);
   const pool = schemaPool(database.url);
   let url = database.url;

@@ -7,7 +7,16 @@
 // Installs skip install scripts: nothing native is built, so the consumers use PostgreSQL (a
 // PostgreSQL-only install must not need better-sqlite3).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { inject } from "vitest";
@@ -71,6 +80,31 @@ export function packedTarball(into: string): string {
 }
 
 /**
+ * Runs `work` while holding `dir`'s install lock (a folder: mkdir is atomic), so that two test
+ * files running at once (the "paired" project) neither install nor copy fixtures over each other.
+ */
+function whileLocked<T>(dir: string, work: () => T): T {
+  const lock = join(dir, "install.lock");
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if (Date.now() > deadline) throw new Error(`consumer root: ${lock} held for 10 minutes`);
+      Atomics.wait(pause, 0, 0, 250);
+    }
+  }
+  try {
+    return work();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/**
  * Packs (or finds) the tarball and installs it with every consumer's framework into the run's
  * consumer folder, unless an earlier test file of this run already did.
  */
@@ -78,20 +112,21 @@ export function installConsumerRoot(): ConsumerRoot {
   const shared = inject("consumerRootDir");
   const tmp = shared ? { dir: shared, cleanup: () => {} } : tempDir("hookinbox-consumers-");
   const marker = join(tmp.dir, "installed.json");
-  let tarball: string;
-  if (existsSync(marker)) {
-    ({ tarball } = JSON.parse(readFileSync(marker, "utf8")) as { tarball: string });
-    console.log(`consumer root: reusing this run's install in ${tmp.dir}`);
-  } else {
-    tarball = packedTarball(tmp.dir);
+  const tarball = whileLocked(tmp.dir, () => {
+    if (existsSync(marker)) {
+      console.log(`consumer root: reusing this run's install in ${tmp.dir}`);
+      return (JSON.parse(readFileSync(marker, "utf8")) as { tarball: string }).tarball;
+    }
+    const packed = packedTarball(tmp.dir);
     writeFileSync(join(tmp.dir, "package.json"), '{ "name": "consumers", "private": true }\n');
     npmInstall(tmp.dir, [
-      tarball,
+      packed,
       ...Object.entries(consumerDependencies).map(([name, version]) => `${name}@${version}`),
     ]);
-    writeFileSync(marker, JSON.stringify({ tarball }));
-  }
-  cpSync(join(repoRoot, "test/package/fixtures"), tmp.dir, { recursive: true });
+    writeFileSync(marker, JSON.stringify({ tarball: packed }));
+    cpSync(join(repoRoot, "test/package/fixtures"), tmp.dir, { recursive: true });
+    return packed;
+  });
   return { dir: tmp.dir, tarball, tarballBytes: statSync(tarball).size, cleanup: tmp.cleanup };
 }
 

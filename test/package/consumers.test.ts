@@ -120,6 +120,9 @@ describe("consumers installed from the packed tarball", () => {
       });
       expect(out).toBe("");
     },
+    // A type-check of the consumer takes 7 s alone, over a minute beside a next build on a
+    // loaded machine: it is bounded by the type-check, not by the default 60 s.
+    300_000,
   );
 
   it("a Next.js App Router app (next build, next start) stores Stripe events once", async () => {
