@@ -133,6 +133,23 @@ const registry = {
     status: 500,
     message: "The admin token is weak; generate a strong one with: openssl rand -hex 32",
   },
+  HOOKINBOX_ADMIN_READ_ONLY: {
+    status: 403,
+    message: "The read-only admin token may read and stream events but change nothing",
+  },
+  HOOKINBOX_STREAM_LIMITED: {
+    status: 503,
+    message: "Too many event streams are open on this gateway (admin.maxStreams); retry later",
+  },
+  HOOKINBOX_STREAM_UNSUPPORTED: {
+    status: 501,
+    message:
+      "This host cannot stream events; connect to the gateway (hookinbox start) or a node:http, Express or fetch host",
+  },
+  HOOKINBOX_LISTEN_UNREACHABLE: {
+    status: 500,
+    message: "The gateway could not be reached; check --gateway and that it is running",
+  },
   HOOKINBOX_SESSION_INVALID: {
     status: 401,
     message: "The dashboard session expired, was signed out or is not valid; sign in again",

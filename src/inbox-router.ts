@@ -2,10 +2,12 @@ import { handleAdmin } from "./admin/admin-api.ts";
 import type { AdminHost } from "./admin/admin-host.ts";
 import { isApiUrl, withApiHeaders } from "./admin/api-headers.ts";
 import { isDashboardPath, serveDashboard } from "./admin/dashboard-assets.ts";
+import { wakeEventStreams } from "./admin/event-stream-hub.ts";
 import { hookinboxError, isHookinboxError } from "./errors.ts";
 import { ulid } from "./ids.ts";
 import type { Inbox } from "./inbox-types.ts";
 import { acceptWebhook, type IngestContext, unknownSourceLabel } from "./ingest/accept-webhook.ts";
+import { acceptedEventIds } from "./ingest/accepted-events.ts";
 import { readHeaders } from "./ingest/headers.ts";
 import type { Readiness } from "./ingest/readiness.ts";
 import {
@@ -103,9 +105,11 @@ export function createRouter(
   };
 
   const handleWebhook = async (source: string, request: InboxRequest): Promise<InboxResponse> => {
-    if (!metrics) return ingestWebhook(source, request);
     const started = performance.now();
     const response = await ingestWebhook(source, request);
+    // Listeners of this process's event streams hear of it now, not at the next poll.
+    if (acceptedEventIds(response)?.length) wakeEventStreams(admin);
+    if (!metrics) return response;
     metrics.request(
       ingest.sources.has(source) ? source : unknownSourceLabel,
       (performance.now() - started) / 1000,
@@ -142,7 +146,12 @@ export function createRouter(
     }
     if (pathname === "/api" || pathname.startsWith("/api/")) {
       return handleAdmin(
-        { host: admin, token: adminToken, remoteAddress: request.remoteAddress ?? null },
+        {
+          host: admin,
+          token: adminToken,
+          remoteAddress: request.remoteAddress ?? null,
+          canStream: request.canStream === true,
+        },
         request.method.toUpperCase(),
         new URL(`http://hookinbox.invalid${pathname}${target.search}`),
         readHeaders(request.headers),

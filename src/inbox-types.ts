@@ -134,6 +134,8 @@ export interface Inbox extends Replayer {
    * this process's workers.
    */
   readonly operations: OperationContext;
+  /** Ends the open event streams (`/api/events/stream`): the gateway's shutdown, before it drains. */
+  endStreams(): void;
   /** Stops workers (up to their shutdown timeout) and closes the store. */
   close(): Promise<void>;
 }

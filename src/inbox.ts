@@ -1,4 +1,5 @@
 import type { AdminHost } from "./admin/admin-host.ts";
+import { closeEventStreams } from "./admin/event-stream-hub.ts";
 import { createInboxMetrics } from "./admin/metrics.ts";
 import { assertStrongAdminToken } from "./admin/token-strength.ts";
 import { sequenceAll } from "./audit/sequencer.ts";
@@ -51,6 +52,13 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
   // A weak admin token is refused before anything opens.
   const adminToken = options.adminToken !== undefined ? options.adminToken : resolved.admin.token;
   if (adminToken !== null) assertStrongAdminToken(adminToken);
+  const { readToken } = resolved.admin;
+  if (readToken !== null) assertStrongAdminToken(readToken);
+  if (readToken !== null && readToken === adminToken)
+    throw hookinboxError(
+      "HOOKINBOX_CONFIG_INVALID",
+      "admin.readToken must differ from admin.token",
+    );
   const logger = options.logger ?? silentLogger();
   const store =
     options.store ??
@@ -180,9 +188,11 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
       );
     },
     operations,
+    endStreams: () => closeEventStreams(admin),
     async close() {
       if (closed) return;
       closed = true;
+      closeEventStreams(admin);
       await workers.stop();
       await upkeep.stop();
       await audit?.stop();

@@ -61,6 +61,7 @@ export function expressHandler(
         body: bytes,
         remoteAddress: req.socket.remoteAddress ?? null,
         bodyError,
+        canStream: true,
       };
       const response = source
         ? await inbox.handleWebhook(source, request)

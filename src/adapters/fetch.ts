@@ -1,7 +1,7 @@
 import { type HookinboxError, hookinboxError, isHookinboxError } from "../errors.ts";
 import type { Inbox } from "../inbox.ts";
 import { acceptedEventIds, withAcceptedEvents } from "../ingest/accepted-events.ts";
-import type { InboxResponse } from "../ingest/request.ts";
+import type { InboxResponse, ResponseStream } from "../ingest/request.ts";
 
 async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
   if (request.bodyUsed) {
@@ -38,8 +38,43 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
   return body;
 }
 
+/** A streamed body (the event stream) as a Web stream; cancelling it stops the writer. */
+function webStream(stream: ResponseStream): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const highWaterMark = 64 * 1024;
+  let stop = (): void => undefined;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const room = () => controller.desiredSize ?? 0;
+        stop = stream.start({
+          write(chunk) {
+            try {
+              controller.enqueue(encoder.encode(chunk));
+            } catch {
+              return false; // cancelled: the stop that follows ends the writer
+            }
+            return room() > 0;
+          },
+          buffered: () => Math.max(0, highWaterMark - room()),
+          end: () => {
+            try {
+              controller.close();
+            } catch {
+              // already closed or cancelled
+            }
+          },
+        });
+      },
+      cancel: () => stop(),
+    },
+    new ByteLengthQueuingStrategy({ highWaterMark }),
+  );
+}
+
 /** The Web `Response` for an answer, keeping its accepted-events mark (see accepted-events.ts). */
 function toResponse(response: InboxResponse): Response {
+  if (response.stream) return new Response(webStream(response.stream), response);
   // A 204 (sign-out) must have no body at all: Response refuses even an empty string with it.
   const body = response.body === "" ? null : response.body;
   const web = new Response(body, { status: response.status, headers: response.headers });
@@ -92,6 +127,7 @@ export function toFetchHandler(
       body,
       remoteAddress: options.remoteAddress ?? null,
       bodyError,
+      canStream: true,
     };
     const response =
       options.source === undefined

@@ -15,6 +15,17 @@ import { readRawBody } from "./read-body.ts";
  * ```
  */
 export function writeResponse(res: ServerResponse, response: InboxResponse, close = false): void {
+  if (response.stream && !close) {
+    res.writeHead(response.status, response.headers);
+    res.flushHeaders();
+    const stop = response.stream.start({
+      write: (chunk) => res.write(chunk),
+      buffered: () => res.writableLength,
+      end: () => res.end(),
+    });
+    res.once("close", stop);
+    return;
+  }
   const headers: Record<string, string | number> = {
     ...response.headers,
     "content-length": Buffer.byteLength(response.body),
@@ -81,6 +92,7 @@ export function toNodeListener(
         body,
         remoteAddress: req.socket.remoteAddress ?? null,
         bodyError,
+        canStream: true,
       };
       const source = options.source?.(req);
       const response =

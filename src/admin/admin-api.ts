@@ -1,10 +1,12 @@
-import { hookinboxError, isHookinboxError } from "../errors.ts";
+import { type HookinboxError, hookinboxError, isHookinboxError } from "../errors.ts";
 import type { RequestHeaders } from "../ingest/headers.ts";
 import { errorResponse, type InboxResponse, jsonResponse } from "../ingest/request.ts";
 import { parseInput } from "../operations/operation.ts";
 import type { AdminContext, AdminHost } from "./admin-host.ts";
+import { type AdminScope, isAuthorized, scopeRefusal } from "./auth.ts";
 import { adminAuthLimit } from "./auth-limit.ts";
 import { dashboardRoutes } from "./dashboard-routes.ts";
+import { eventStreamRoute } from "./event-stream-route.ts";
 import { openApiDocument } from "./openapi.ts";
 import { jsonBody, pathParam } from "./params.ts";
 import {
@@ -38,6 +40,7 @@ const rawRoutes: readonly RawRoute[] = [
     contentType: "application/json",
     raw: async () => jsonResponse(200, openApiDocument(adminRoutes)),
   },
+  eventStreamRoute,
 ];
 
 /**
@@ -54,11 +57,15 @@ export const adminRoutes: readonly AdminRouteEntry[] = [
   ...rawRoutes,
 ];
 
-const compiled = adminRoutes.map((route) => ({
-  route,
-  pattern: templateRegExp(route.path),
-  params: pathParams(route.path),
-}));
+// Literal paths first, so `/api/events/stream` is never read as the event id "stream".
+const literalFirst = (route: AdminRouteEntry) => (route.path.includes("{") ? 1 : 0);
+const compiled = [...adminRoutes]
+  .sort((a, b) => literalFirst(a) - literalFirst(b))
+  .map((route) => ({
+    route,
+    pattern: templateRegExp(route.path),
+    params: pathParams(route.path),
+  }));
 
 /** Runs one matched route: its operation's input is the query (GET) or body (POST) plus the path. */
 async function runRoute(
@@ -66,10 +73,12 @@ async function runRoute(
   match: RegExpExecArray,
   url: URL,
   body: Uint8Array,
+  headers: RequestHeaders,
   host: AdminHost,
+  canStream: boolean,
 ): Promise<InboxResponse> {
   const { route } = entry;
-  if ("raw" in route) return route.raw(host);
+  if ("raw" in route) return route.raw(host, { url, headers, canStream });
   const fromPath = Object.fromEntries(
     entry.params.map((name, i) => [name, pathParam(match[i + 1]!)]),
   );
@@ -109,13 +118,23 @@ export async function handleAdmin(
   const limit = adminAuthLimit(context.host, context.remoteAddress ?? null, headers);
   const refused = limit.refusal();
   if (refused) return refused;
-  const session = await handleSessionRoute(signed, method, url, headers, body).catch((error) => {
-    if (isHookinboxError(error) && error.code === "HOOKINBOX_ADMIN_UNAUTHORIZED")
-      limit.recordFailure();
-    return fail(error);
-  });
+  // The read-only token (admin.readToken): reads and the event stream, nothing that writes.
+  const readToken = context.host.config.admin.readToken ?? null;
+  const scope: AdminScope =
+    readToken !== null && isAuthorized(headers.get("authorization"), readToken) ? "read" : "full";
+  if (scope === "read" && url.pathname === "/api/session")
+    return fail(scopeRefusal(scope, "session"));
+  const session =
+    scope === "read"
+      ? null
+      : await handleSessionRoute(signed, method, url, headers, body).catch((error) => {
+          if (isHookinboxError(error) && error.code === "HOOKINBOX_ADMIN_UNAUTHORIZED")
+            limit.recordFailure();
+          return fail(error);
+        });
   if (session) return session;
-  const caller = authenticateAdmin(signed, method, headers);
+  const caller: { kind: string } | HookinboxError =
+    scope === "read" ? { kind: "reader" } : authenticateAdmin(signed, method, headers);
   if (caller instanceof Error) {
     // A Bearer token that is wrong is a guess; a missing one (a first visit) is not.
     if (
@@ -133,8 +152,18 @@ export async function handleAdmin(
     if (!match) continue;
     pathMatched = true;
     if (entry.route.method !== method) continue;
+    const refused = scopeRefusal(scope, entry.route);
+    if (refused) return fail(refused);
     try {
-      return await runRoute(entry, match, url, body, context.host);
+      return await runRoute(
+        entry,
+        match,
+        url,
+        body,
+        headers,
+        context.host,
+        context.canStream === true,
+      );
     } catch (error) {
       return fail(error);
     }

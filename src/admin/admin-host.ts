@@ -16,7 +16,8 @@ import type { InboxMetrics } from "./metrics.ts";
  */
 export interface AdminHost {
   readonly config: {
-    readonly admin: Pick<ResolvedConfig["admin"], "authLimit">;
+    readonly admin: Pick<ResolvedConfig["admin"], "authLimit"> &
+      Partial<Pick<ResolvedConfig["admin"], "readToken" | "maxStreams">>;
     readonly http: Pick<ResolvedConfig["http"], "trustedProxies">;
   };
   /** The host's clock (ms since the epoch): session expiry, the wrong-token window. */
@@ -35,4 +36,6 @@ export interface AdminContext {
   readonly token: string | null;
   /** The TCP peer (for `X-Forwarded-Proto` from `http.trustedProxies`: the cookie's Secure). */
   readonly remoteAddress?: string | null;
+  /** Whether the host writes streamed answers (the event stream); false: 501. */
+  readonly canStream?: boolean;
 }

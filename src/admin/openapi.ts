@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { sessionPathItem, sessionSecuritySchemes } from "./openapi-session.ts";
-import { type AdminRouteEntry, pathParams } from "./route-table.ts";
+import { type AdminRouteEntry, isReadRoute, pathParams } from "./route-table.ts";
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of what a request may carry, before parsing. */
 type JsonSchema = {
@@ -33,16 +33,37 @@ const errorResponses = {
     content: errorContent,
   },
   "404": { description: "no such resource or route", content: errorContent },
-  "503": { description: "the admin API is off or the store is unavailable", content: errorContent },
+  "503": {
+    description:
+      "the admin API is off or the store is unavailable; on the event stream, admin.maxStreams are open (HOOKINBOX_STREAM_LIMITED)",
+    content: errorContent,
+  },
+};
+
+/** What a write route answers the read-only token (`admin.readToken`). */
+const readOnlyResponse = {
+  "403": {
+    description: "the read-only token may not change anything (HOOKINBOX_ADMIN_READ_ONLY)",
+    content: errorContent,
+  },
 };
 
 /** One route as an OpenAPI operation object. */
 function operationObject(route: AdminRouteEntry) {
   const inPath = pathParams(route.path);
   if ("raw" in route) {
+    const query = route.query ? inputSchema(route.query) : null;
+    const parameters = Object.entries(query?.properties ?? {}).map(([name, property]) => ({
+      name,
+      in: "query",
+      required: query?.required?.includes(name) ?? false,
+      ...(typeof property.description === "string" ? { description: property.description } : {}),
+      schema: property,
+    }));
     return {
       operationId: route.path.replace(/^\/api\//, "").replace(/\W+/g, "."),
       summary: route.summary,
+      ...(parameters.length > 0 ? { parameters } : {}),
       responses: {
         "200": { description: "OK", content: { [route.contentType]: {} } },
         ...errorResponses,
@@ -90,6 +111,7 @@ function operationObject(route: AdminRouteEntry) {
         content: { "application/json": {} },
       },
       ...errorResponses,
+      ...(isReadRoute(route) ? {} : readOnlyResponse),
     },
   };
 }
@@ -128,7 +150,8 @@ export function openApiDocument(routes: readonly AdminRouteEntry[]) {
         bearerAuth: {
           type: "http",
           scheme: "bearer",
-          description: "the admin token (`admin.token` in the config)",
+          description:
+            "the admin token (`admin.token` in the config), or the read-only `admin.readToken` for GET routes and the event stream",
         },
         ...sessionSecuritySchemes,
       },

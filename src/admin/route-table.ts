@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { RequestHeaders } from "../ingest/headers.ts";
 import type { InboxResponse } from "../ingest/request.ts";
 import * as ops from "../operations/index.ts";
 import type { Operation } from "../operations/operation.ts";
@@ -17,13 +18,26 @@ export interface OperationRoute {
   readonly status?: number;
 }
 
-/** A route answered by the host itself, not by an operation (metrics, the OpenAPI document). */
+/** What a raw route may read of its request besides the path. */
+export interface RawRequest {
+  readonly url: URL;
+  readonly headers: RequestHeaders;
+  /** Whether the host writes streamed answers (`InboxResponse.stream`). */
+  readonly canStream: boolean;
+}
+
+/**
+ * A route answered by the host itself, not by an operation (metrics, the OpenAPI document, the
+ * event stream). Raw routes only read.
+ */
 export interface RawRoute {
   readonly method: "GET";
   readonly path: string;
   readonly summary: string;
   readonly contentType: string;
-  readonly raw: (host: AdminHost) => Promise<InboxResponse>;
+  /** Its query parameters, for the OpenAPI document (the route parses them itself). */
+  readonly query?: z.ZodObject;
+  readonly raw: (host: AdminHost, request: RawRequest) => Promise<InboxResponse>;
 }
 
 export type AdminRouteEntry = OperationRoute | RawRoute;
@@ -99,4 +113,17 @@ export function templateRegExp(template: string): RegExp {
     .split(/\{[A-Za-z]+\}/)
     .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, "\\$&"));
   return new RegExp(`^${escaped.join("([^/]+)")}$`);
+}
+
+/**
+ * Whether a route only reads (what the read-only token may call): a GET over a read-only
+ * operation, or a raw route. Everything else changes state.
+ *
+ * @example
+ * ```ts
+ * isReadRoute({ method: "POST", path: "/api/replays", operation: replayWhere }); // false
+ * ```
+ */
+export function isReadRoute(route: AdminRouteEntry): boolean {
+  return route.method === "GET" && ("raw" in route || route.operation.readOnly);
 }

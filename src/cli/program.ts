@@ -7,6 +7,7 @@ import { registerDestinations } from "./destinations.ts";
 import { registerDlq } from "./dlq.ts";
 import { registerEffects } from "./effects.ts";
 import { registerEvents } from "./events.ts";
+import { registerListen } from "./listen.ts";
 import { migrateCommand } from "./migrate.ts";
 import { registerOverview } from "./overview.ts";
 import { probeCommand } from "./probe.ts";
@@ -127,6 +128,7 @@ export function buildProgram(host: CommandHost, argv: readonly string[], version
     .option("--quiet <ms>", "quiet period")
     .option("--settle <ms>", "settle time before reading effects")
     .option("--json", "print JSON instead of text");
+  registerListen(program, host);
   registerOverview(program, host);
   registerEvents(program, host);
   registerReceipts(program, host);

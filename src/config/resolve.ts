@@ -117,6 +117,10 @@ export interface ResolvedConfig {
   };
   readonly admin: {
     readonly token: string | null;
+    /** The read-only token (`admin.readToken`); null: none. */
+    readonly readToken: string | null;
+    /** Event streams open at once in this process. */
+    readonly maxStreams: number;
     readonly authLimit: { readonly max: number; readonly windowMs: number };
   };
   /** Retention windows (see `retention` in the config schema). */
@@ -367,6 +371,11 @@ export function resolveConfig(
     retention,
     admin: {
       token: adminToken || null,
+      readToken:
+        config.admin?.readToken !== undefined
+          ? resolveSecret(config.admin.readToken, 0, "admin.readToken", env).value || null
+          : null,
+      maxStreams: config.admin?.maxStreams ?? 200,
       authLimit: {
         max: config.admin?.authLimit?.max ?? 10,
         windowMs: parseDuration(config.admin?.authLimit?.window ?? "1m") ?? 60_000,

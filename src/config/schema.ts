@@ -287,6 +287,13 @@ export const configSchema = z.strictObject({
   admin: z
     .strictObject({
       token: secretSchema.optional(),
+      /**
+       * A second, read-only token: GET routes and the event stream (`hookinbox listen`); every
+       * write answers 403 HOOKINBOX_ADMIN_READ_ONLY. Must differ from `token`.
+       */
+      readToken: secretSchema.optional(),
+      /** Event streams (`GET /api/events/stream`) open at once per process (default 200). */
+      maxStreams: z.number().int().min(1).optional(),
       /** Wrong admin tokens allowed per address per window (default 10 per 1m), then 429. */
       authLimit: z
         .strictObject({ max: z.number().int().min(1).optional(), window: duration.optional() })

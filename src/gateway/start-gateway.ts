@@ -187,6 +187,8 @@ export async function startGateway(
     async close() {
       await retention.stop();
       connections.releaseHeld();
+      // Event streams never finish by themselves: end them so the drain does not wait for them.
+      inbox.endStreams();
       await drainServer(server, http.drainTimeoutMs);
       await metrics?.close();
       await inbox.close();

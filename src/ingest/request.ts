@@ -14,6 +14,8 @@ export interface InboxRequest {
    * and records the rejection for the source and answers with this error. `body` is empty.
    */
   readonly bodyError?: HookinboxError;
+  /** Set by hosts that write `stream` answers (node:http, Express, fetch); others get a 501. */
+  readonly canStream?: boolean;
 }
 
 /** What hookinbox answers; hosts copy it to their own response type. */
@@ -21,6 +23,23 @@ export interface InboxResponse {
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly body: string;
+  /**
+   * A body written over time (Server-Sent Events): the node host sends the head, then calls
+   * `start`; `body` is what hosts that cannot stream send instead.
+   */
+  readonly stream?: ResponseStream;
+}
+
+/** A streamed body: `start` begins writing and returns the function that stops it. */
+export interface ResponseStream {
+  start(sink: {
+    /** Writes a chunk; false when the client's buffer is full. */
+    write(chunk: string): boolean;
+    /** Bytes written and not yet sent to the client. */
+    buffered(): number;
+    /** Ends the response (the client reconnects). */
+    end(): void;
+  }): () => void;
 }
 
 const jsonHeaders = { "content-type": "application/json; charset=utf-8" } as const;

@@ -104,7 +104,7 @@ describe("GET /api/openapi.json", () => {
     );
     // The route table's routes, and /api/session's three (handled beside the table).
     expect(operations.length).toBe(adminRoutes.length + 3);
-    expect(adminRoutes.length).toBe(31);
+    expect(adminRoutes.length).toBe(32);
     for (const route of adminRoutes) {
       const op = doc.paths[route.path]?.[route.method.toLowerCase()] as OperationObject;
       expect(op, `${route.method} ${route.path}`).toBeDefined();

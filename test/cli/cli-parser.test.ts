@@ -47,7 +47,7 @@ describe("the hookinbox argument parser (in-process)", () => {
     const paths = commandPaths();
     // 30, plus overview, events search, receipts list and runbooks list (and their groups), work,
     // and transform test (and its group).
-    expect(paths.length).toBe(39);
+    expect(paths.length).toBe(40);
     for (const path of paths) {
       const help = await runCli([...path, "--help"]);
       expect({ path, code: help.code, stderr: help.stderr }).toEqual({ path, code: 0, stderr: "" });
@@ -91,7 +91,7 @@ describe("the hookinbox argument parser (in-process)", () => {
 
   it("refuses an unknown option on every command and subcommand, in one line, exit 2", async () => {
     const paths = [[], ...commandPaths()];
-    expect(paths.length).toBe(40);
+    expect(paths.length).toBe(41);
     for (const path of paths) {
       // Required options given (commander checks them first), so only the unknown one is wrong.
       const result = await runCli([...path, ...required(path), "--no-such-option"]);

@@ -55,6 +55,11 @@ const printsNoStoredData = new Set([
   "work", // a summary of counts on stdout; logs are JSON lines on stderr, as for start
 ]);
 
+/** Commands that read a running gateway: their hostile-output checks are in their own files. */
+const checkedElsewhere = new Set([
+  "listen", // test/cli/listen.test.ts: a hostile event type, in text and JSON
+]);
+
 const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -185,7 +190,9 @@ describe("CLI output over hostile stored data", () => {
       "transform test": [["transform", "test", eventId, "--target", "app"]],
     };
     expect(
-      leafCommands().filter((path) => !(path in runs) && !printsNoStoredData.has(path)),
+      leafCommands().filter(
+        (path) => !(path in runs) && !printsNoStoredData.has(path) && !checkedElsewhere.has(path),
+      ),
     ).toEqual([]);
 
     const jsonOptions = new Set(["overview", "events", "receipts", "replay", "dlq", "retry"]);
