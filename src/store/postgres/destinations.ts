@@ -35,11 +35,6 @@ export function destinationsPostgres(
         [names],
       );
     },
-    async listDestinationStates(): Promise<DestinationStateRow[]> {
-      return (await query(`SELECT ${cols} FROM ${t.destinations} ORDER BY name`, [])).map(
-        toDestinationState,
-      );
-    },
     async setDestinationState(
       name: string,
       state: DestinationState,
@@ -73,21 +68,6 @@ export function destinationsPostgres(
         await recordAlertsIn(client, t, alert.occurrences, { now, windowMs: alert.windowMs });
         return toDestinationState(rows[0]);
       });
-    },
-    async countRunning(targets: readonly string[]): Promise<Record<string, number>> {
-      const counts: Record<string, number> = {};
-      if (targets.length === 0) return counts;
-      const rows = await query(
-        // The running rows first, behind OFFSET 0 (an index on status serves them), then their
-        // targets: with both conditions together PostgreSQL may read every delivery of the target
-        // by deliveries_target_id instead, and does when its statistics say the table is small.
-        `SELECT r.target, count(*)::int AS n
-         FROM (SELECT target FROM ${t.deliveries} WHERE status = 'running' OFFSET 0) r
-         WHERE r.target = ANY($1::text[]) GROUP BY r.target`,
-        [targets],
-      );
-      for (const row of rows) counts[row.target] = row.n;
-      return counts;
     },
     async takeRateSlot(name: string, windowStart: number, limit: number): Promise<boolean> {
       const rows = await query(

@@ -2,7 +2,7 @@ import type pg from "pg";
 import { hookinboxError } from "../../errors.ts";
 import { ulid } from "../../ids.ts";
 import { decideEffectClaim, effectColumns, toEffectView } from "../core/effect-claim.ts";
-import { type EffectQuery, effectHeldAlert, effectsListingSql } from "../core/effects.ts";
+import { effectHeldAlert } from "../core/effects.ts";
 import type { EffectClaim, EffectClaimInput, EffectView } from "../queue-types.ts";
 import { recordAlertsIn } from "./alert-outbox.ts";
 import { withRetry, withTransaction } from "./connection.ts";
@@ -127,12 +127,6 @@ export function effectsPostgres(pool: pg.Pool, t: SchemaNames) {
         pool.query(`DELETE FROM ${t.effects} WHERE id = $1 AND status = 'held'`, [effectId]),
       );
       return { ...toEffectView(row), status: "processing", claims: 0, claimedAt: null };
-    },
-    /** The effects listing (core/effects.ts), run on the pool. */
-    async list(query: EffectQuery): Promise<EffectView[]> {
-      const { text, params } = effectsListingSql("postgres", t.effects, query);
-      const { rows } = await withRetry(() => pool.query(text, params));
-      return rows.map(toEffectView);
     },
   };
 }

@@ -12,30 +12,6 @@ import type {
 } from "../forward-types.ts";
 
 /**
- * Prepares the destination reads (run on the read connection).
- *
- * @example
- * ```ts
- * prepareDestinationReads(db).list();
- * ```
- */
-export function prepareDestinationReads(db: Database.Database) {
-  const list = db.prepare<[], DestinationRow>(`SELECT ${columns} FROM destinations ORDER BY name`);
-  const running = db.prepare<[string], { target: string; n: number }>(
-    `SELECT target, count(*) AS n FROM deliveries INDEXED BY deliveries_running_lease
-     WHERE status = 'running' AND target IN (SELECT value FROM json_each(?)) GROUP BY target`,
-  );
-  return {
-    list: () => list.all().map(toDestinationState),
-    countRunning(targets: readonly string[]): Record<string, number> {
-      const counts: Record<string, number> = {};
-      for (const row of running.all(JSON.stringify(targets))) counts[row.target] = row.n;
-      return counts;
-    },
-  };
-}
-
-/**
  * Prepares the destination writes, each run inside the caller's (group) transaction: state
  * changes, the circuit breaker's counters (see DestinationStore), the rate window, deferral of
  * claimed deliveries and the attempt's response record.

@@ -7,7 +7,6 @@ import {
   effectColumns,
   toEffectView,
 } from "../core/effect-claim.ts";
-import { type EffectQuery, effectsListingSql } from "../core/effects.ts";
 import type { EffectClaim, EffectClaimInput, EffectView } from "../queue-types.ts";
 
 // The UNIQUE (event_id, target, name) constraint decides who claims first.
@@ -116,11 +115,6 @@ export function prepareEffects(db: Database.Database) {
       drop.run(effectId);
       // Released: the row is gone and the next try claims the effect afresh.
       return { ...toEffectView(row), status: "processing", claims: 0, claimedAt: null };
-    },
-    /** The effects listing (core/effects.ts), run on this connection. */
-    list(query: EffectQuery): EffectView[] {
-      const { text, params } = effectsListingSql("sqlite", "effects", query);
-      return (db.prepare(text).all(...params) as EffectRow[]).map(toEffectView);
     },
   };
 }

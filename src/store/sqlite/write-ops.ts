@@ -19,7 +19,7 @@ import { prepareLeases } from "./queue/leases.ts";
 import { prepareRetryDelivery } from "./queue/retry-delivery.ts";
 import { preparePruneRejections, prepareRecordRejection } from "./rejections.ts";
 import { prepareReplay, type ReplayableEvent } from "./replay.ts";
-import { prepareDeadLetterAlerts } from "./reports.ts";
+import { prepareMarkAlerted } from "./reports.ts";
 import { prepareRetentionStep } from "./retention-step.ts";
 
 /**
@@ -51,7 +51,7 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
   const retry = prepareRetryDelivery(db);
   const replay = prepareReplay(db);
   const effects = prepareEffects(db);
-  const alerts = prepareDeadLetterAlerts(db);
+  const markAlerted = prepareMarkAlerted(db);
   const outbox = prepareAlertOutbox(db);
   const { recordAttemptResponse, ...destinations } = prepareDestinationWrites(db);
   // What the destination answered, stored in the same transaction as the attempt's end.
@@ -110,7 +110,7 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
       at: number,
       result?: unknown,
     ) => effects.resolve(effectId, resolution, at, result),
-    markAlerted: (ids: readonly string[], at: number) => alerts.mark(ids, at),
+    markAlerted: (ids: readonly string[], at: number) => markAlerted(ids, at),
     recordAlerts: outbox.record,
     claimAlerts: outbox.claim,
     settleAlert: outbox.settle,
