@@ -1,5 +1,6 @@
 import type { Logger } from "../../log.ts";
 import { storeReads } from "../core/core-reads.ts";
+import { storeWrites } from "../core/core-writes.ts";
 import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
 import type { Store } from "../types.ts";
@@ -29,8 +30,8 @@ import { leasesPostgres } from "./queue/leases.ts";
 import { retryPostgres } from "./queue/retry-delivery.ts";
 import { pruneRejectionsPostgres, recordRejectionPostgres } from "./rejections.ts";
 import { replayPostgres } from "./replay.ts";
-import { markAlertedPostgres } from "./reports.ts";
 import { retentionStepPostgres } from "./retention-step.ts";
+import { runStatementsPostgres } from "./run-statements.ts";
 import { schemaNames } from "./schema-names.ts";
 import { explainStartupError, isSchemaMissing } from "./startup-errors.ts";
 
@@ -190,11 +191,7 @@ export function openPostgresStore(
     releaseEffect: (id, claimant) => run(() => effects.release(id, claimant)),
     resolveEffect: (id, resolution, now, result) =>
       run(() => effects.resolve(id, resolution, now, result)),
-    markAlerted: (ids, now) => run(() => markAlertedPostgres(pool, t, ids, now)),
     recordAlerts: (occurrences, input) => run(() => outbox.recordAlerts(occurrences, input)),
-    claimDueAlerts: (now, limit, leaseMs) => run(() => outbox.claimDueAlerts(now, limit, leaseMs)),
-    pruneAlerts: (before, limit) => run(() => outbox.pruneAlerts(before, limit)),
-    settleAlert: (id, outcome) => run(() => outbox.settleAlert(id, outcome)),
     eventIdsByDedupKey: (sources, key) =>
       run(() => eventIdsByDedupKeyPostgres(pool, t, sources, key)),
 
@@ -207,20 +204,17 @@ export function openPostgresStore(
     saveTreeHead: (head) => run(() => audit.saveTreeHead(head)),
     purgePayloads: (input) => run(() => purgePayloadsPostgres(pool, t, input)),
     ...life.guard(core, []),
+    ...life.guard(
+      storeWrites({
+        dialect: "postgres",
+        table: (name) => t[name],
+        execute: (statements) => runStatementsPostgres(pool, statements),
+      }),
+      [],
+    ),
 
-    ensureDestinations: (names) => run(() => destinations.ensureDestinations(names)),
     setDestinationState: (name, state, reason, now, alert) =>
       run(() => destinations.setDestinationState(name, state, reason, now, alert)),
-    takeRateSlot: (name, windowStart, limit) =>
-      run(() => destinations.takeRateSlot(name, windowStart, limit)),
-    recordCalls: (name, calls, windowStart, windowMs) =>
-      run(() => destinations.recordCalls(name, calls, windowStart, windowMs)),
-    openCircuit: (name, until, expected) =>
-      run(() => destinations.openCircuit(name, until, expected)),
-    takeTrial: (name, openUntil, now, limit, holdUntil) =>
-      run(() => destinations.takeTrial(name, openUntil, now, limit, holdUntil)),
-    endTrial: (name, openUntil, passed) =>
-      run(() => destinations.endTrial(name, openUntil, passed)),
     closeCircuit: (name, openUntil, now) =>
       run(() => destinations.closeCircuit(name, openUntil, now)),
     wakeCircuitWaiting: (name, now, limit) =>

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { HookinboxError, hookinboxError } from "../../errors.ts";
 import { storeReads } from "../core/core-reads.ts";
+import { storeWrites } from "../core/core-writes.ts";
 import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
 import { replayInBatches } from "../core/replay.ts";
@@ -299,6 +300,11 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     retentionStep: (input) => write("retentionStep", { ...input, audit }),
     maintainPartitions: async () => 0,
     ...core,
+    ...storeWrites({
+      dialect: "sqlite",
+      table: (name) => name,
+      execute: (statements) => write("statements", statements),
+    }),
 
     // ---- processing (src/store/queue-types.ts) ----
 
@@ -362,17 +368,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     resolveEffect: (effectId, resolution, at, result) =>
       write("resolveEffect", effectId, resolution, at, result),
 
-    async markAlerted(ids, at) {
-      await write("markAlerted", ids, at);
-    },
-
     async recordAlerts(occurrences, input) {
       await write("recordAlerts", occurrences, input);
-    },
-    claimDueAlerts: (now, limit, leaseMs) => write("claimAlerts", now, limit, leaseMs),
-    pruneAlerts: (before, limit) => write("pruneAlerts", before, limit),
-    async settleAlert(id, outcome) {
-      await write("settleAlert", id, outcome);
     },
 
     eventIdsByDedupKey: (sources, key) =>
@@ -380,18 +377,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     // ---- forwarding (src/store/forward-types.ts) ----
 
-    async ensureDestinations(names) {
-      await write("ensureDestinations", names);
-    },
     setDestinationState: (name, state, reason, at, alert) =>
       write("setDestinationState", name, state, reason, at, alert),
-    takeRateSlot: (name, windowStart, limit) => write("takeRateSlot", name, windowStart, limit),
-    recordCalls: (name, calls, windowStart, windowMs) =>
-      write("recordCalls", name, calls, windowStart, windowMs),
-    openCircuit: (name, until, expected) => write("openCircuit", name, until, expected),
-    takeTrial: (name, openUntil, at, limit, holdUntil) =>
-      write("takeTrial", name, openUntil, at, limit, holdUntil),
-    endTrial: (name, openUntil, passed) => write("endTrial", name, openUntil, passed),
     closeCircuit: (name, openUntil, at) => write("closeCircuit", name, openUntil, at),
     wakeCircuitWaiting: (name, at, limit) => write("wakeCircuitWaiting", name, at, limit),
     deferDeliveries: (workerId, ids, runAt, at, circuit) =>

@@ -19,8 +19,8 @@ import { prepareLeases } from "./queue/leases.ts";
 import { prepareRetryDelivery } from "./queue/retry-delivery.ts";
 import { preparePruneRejections, prepareRecordRejection } from "./rejections.ts";
 import { prepareReplay, type ReplayableEvent } from "./replay.ts";
-import { prepareMarkAlerted } from "./reports.ts";
 import { prepareRetentionStep } from "./retention-step.ts";
+import { prepareRunStatements } from "./run-statements.ts";
 
 /**
  * Every write the SQLite store makes, as synchronous operations with plain-data arguments and
@@ -51,7 +51,7 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
   const retry = prepareRetryDelivery(db);
   const replay = prepareReplay(db);
   const effects = prepareEffects(db);
-  const markAlerted = prepareMarkAlerted(db);
+  const statements = prepareRunStatements(db);
   const outbox = prepareAlertOutbox(db);
   const { recordAttemptResponse, ...destinations } = prepareDestinationWrites(db);
   // What the destination answered, stored in the same transaction as the attempt's end.
@@ -110,11 +110,9 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
       at: number,
       result?: unknown,
     ) => effects.resolve(effectId, resolution, at, result),
-    markAlerted: (ids: readonly string[], at: number) => markAlerted(ids, at),
     recordAlerts: outbox.record,
-    claimAlerts: outbox.claim,
-    settleAlert: outbox.settle,
-    pruneAlerts: outbox.prune,
+    /** Statements core wrote (core/write-driver.ts), run in this transaction. */
+    statements,
     completeDone: (input: CompleteInput) => withResponse(input, () => complete(input, "done")),
   };
 }
