@@ -77,33 +77,6 @@ export function effectsPostgres(pool: pg.Pool, t: SchemaNames) {
         return claim;
       });
     },
-    async complete(
-      effectId: string,
-      claimant: string,
-      result: unknown,
-      now: number,
-    ): Promise<void> {
-      await withRetry(() =>
-        pool.query(
-          `UPDATE ${t.effects} SET status = 'done', result = $3::jsonb, completed_at = $4, claimant = NULL
-           WHERE id = $1 AND claimant = $2 AND status = 'processing'`,
-          [
-            effectId,
-            claimant,
-            result === undefined ? null : JSON.stringify(result),
-            Math.floor(now),
-          ],
-        ),
-      );
-    },
-    async release(effectId: string, claimant: string): Promise<void> {
-      await withRetry(() =>
-        pool.query(
-          `DELETE FROM ${t.effects} WHERE id = $1 AND claimant = $2 AND status = 'processing'`,
-          [effectId, claimant],
-        ),
-      );
-    },
     async resolve(
       effectId: string,
       resolution: "done" | "release",

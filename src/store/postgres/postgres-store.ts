@@ -167,7 +167,6 @@ export function openPostgresStore(
     },
 
     claimDeliveries: (input) => run(() => healSchema(() => claimPostgres(pool, t, input))),
-    extendLeases: (workerId, ids, until) => run(() => leases.extend(workerId, ids, until)),
     completeDelivery: (input, work) =>
       run(() => (work ? completePostgres(pool, t, input, "done", work) : completeBatch(input))),
     failDelivery: (input) => run(() => failPostgres(pool, t, withStoredError(input))),
@@ -176,7 +175,6 @@ export function openPostgresStore(
     },
     releaseDeliveries: (workerId, ids, now) => run(() => leases.release(workerId, ids, now)),
     rescueExpiredLeases: (now) => run(() => leases.rescue(now)),
-    markAbandoned: (input) => run(() => leases.abandon(input)),
     retryDelivery: (id, now) =>
       run(() => retryPostgres(pool, t, id, now, notify, core.deliveryById)),
     replayEvent: (input) =>
@@ -186,9 +184,6 @@ export function openPostgresStore(
       }),
     replayWhere: (filter, replayOptions) => run(() => replay.where(filter, replayOptions)),
     claimEffect: (input) => run(() => effects.claim(input)),
-    completeEffect: (id, claimant, result, now) =>
-      run(() => effects.complete(id, claimant, result, now)),
-    releaseEffect: (id, claimant) => run(() => effects.release(id, claimant)),
     resolveEffect: (id, resolution, now, result) =>
       run(() => effects.resolve(id, resolution, now, result)),
     recordAlerts: (occurrences, input) => run(() => outbox.recordAlerts(occurrences, input)),
@@ -201,7 +196,6 @@ export function openPostgresStore(
     auditSequencerLease: (holder, ttlMs) =>
       run(() => auditSequencerLeasePostgres(pool, t, holder, ttlMs)),
     auditSubtrees: (ids) => run(() => audit.auditSubtrees(ids)),
-    saveTreeHead: (head) => run(() => audit.saveTreeHead(head)),
     purgePayloads: (input) => run(() => purgePayloadsPostgres(pool, t, input)),
     ...life.guard(core, []),
     ...life.guard(

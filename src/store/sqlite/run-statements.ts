@@ -22,10 +22,16 @@ export function prepareRunStatements(db: Database.Database) {
         query = db.prepare(statement.text);
         prepared.set(statement.text, query);
       }
+      // Bytes come from the writer thread as plain Uint8Arrays; better-sqlite3 binds Buffers.
+      const params = statement.params.map((value) =>
+        value instanceof Uint8Array && !Buffer.isBuffer(value)
+          ? Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+          : value,
+      );
       if (query.reader) {
-        const rows = query.all(...statement.params) as unknown[];
+        const rows = query.all(...params) as unknown[];
         return { rows, rowCount: rows.length };
       }
-      return { rows: [], rowCount: query.run(...statement.params).changes };
+      return { rows: [], rowCount: query.run(...params).changes };
     });
 }

@@ -295,7 +295,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     auditSequencerLease: async () => false,
 
     auditSubtrees: (ids) => read((current) => current.audit.subtrees(ids)),
-    saveTreeHead: (head) => write("saveTreeHead", head),
     purgePayloads: (input) => write("purgePayloads", input),
     retentionStep: (input) => write("retentionStep", { ...input, audit }),
     maintainPartitions: async () => 0,
@@ -309,7 +308,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     // ---- processing (src/store/queue-types.ts) ----
 
     claimDeliveries: (input) => write("claim", input),
-    extendLeases: (workerId, ids, until) => write("extendLeases", workerId, ids, until),
 
     async completeDelivery<T>(input: CompleteInput, work?: (tx: TransactionClient) => Promise<T>) {
       if (!work) {
@@ -329,7 +327,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     releaseDeliveries: (workerId, ids, at) => write("releaseDeliveries", workerId, ids, at),
     rescueExpiredLeases: (at) => write("rescue", at),
-    markAbandoned: (input) => write("markAbandoned", input),
 
     async retryDelivery(id, at) {
       const found = await write("retry", id, at);
@@ -356,14 +353,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
 
     claimEffect: (input) => write("claimEffect", input),
-
-    async completeEffect(effectId, claimant, result, at) {
-      await write("completeEffect", effectId, claimant, result, at);
-    },
-
-    async releaseEffect(effectId, claimant) {
-      await write("releaseEffect", effectId, claimant);
-    },
 
     resolveEffect: (effectId, resolution, at, result) =>
       write("resolveEffect", effectId, resolution, at, result),

@@ -6,7 +6,7 @@ import type { DestinationState } from "../forward-types.ts";
 import type { CompleteInput, EffectClaimInput, FailInput } from "../queue-types.ts";
 import { prepareAccept } from "./accept.ts";
 import { prepareAlertOutbox } from "./alert-outbox.ts";
-import { prepareAuditAppend, prepareSaveTreeHead } from "./audit.ts";
+import { prepareAuditAppend } from "./audit.ts";
 import { prepareDestinationWrites } from "./destinations.ts";
 import { prepareEffects } from "./effects.ts";
 import type { GroupCommit } from "./group-commit.ts";
@@ -38,7 +38,6 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
   const log = prepareAuditAppend(db);
   group.addFinisher(log.finisher);
   const accept = prepareAccept(db, (finisher) => group.addFinisher(finisher), log);
-  const saveTreeHead = prepareSaveTreeHead(db);
   const purgePayloads = prepareSqlitePurge(db);
   const retentionStep = prepareRetentionStep(db, log);
   const recordRejection = prepareRecordRejection(db);
@@ -75,7 +74,6 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
       return row;
     },
     accept,
-    saveTreeHead,
     purgePayloads,
     retentionStep,
     recordRejection,
@@ -85,10 +83,8 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
     complete: (input: CompleteInput, status: "done" | "stale") =>
       withResponse(input, () => complete(input, status)),
     fail: (input: FailInput) => withResponse(input, () => fail(input)),
-    extendLeases: leases.extend,
     releaseDeliveries: leases.release,
     rescue: leases.rescue,
-    markAbandoned: leases.abandon,
     retry,
     replayOne: replay.one,
     /** Replays a page's (event, target) pairs; returns the deliveries created. */
@@ -101,9 +97,6 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
       if (alert) outbox.record(alert.occurrences, alert.at);
       return claim;
     },
-    completeEffect: (effectId: string, claimant: string, result: unknown, at: number) =>
-      effects.complete(effectId, claimant, result, at),
-    releaseEffect: (effectId: string, claimant: string) => effects.release(effectId, claimant),
     resolveEffect: (
       effectId: string,
       resolution: "done" | "release",
