@@ -1,7 +1,8 @@
 // The writes core implements once over each driver's `execute` primitive (src/store/core/
 // alert-writes.ts, circuit-writes.ts), on every store variant, SQLite's writer thread included:
 // the alert outbox's claim, settle and prune; the dead-letter mark; destinations ensured once;
-// and a rate window that hands out exactly `limit` slots to concurrent callers.
+// a rate window that hands out exactly `limit` slots to concurrent callers; and rejected
+// receipts pruned oldest first, never an accepted one.
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.ts";
 import type { Store } from "../../src/store/types.ts";
@@ -92,5 +93,27 @@ describe.each(storeVariants())("core writes on $name", ({ open, writer }) => {
     await store.markAlerted([], T + 4);
     await store.markAlerted([delivery!.id, "dlv_missing"], T + 4);
     expect(await store.pendingDeadLetterAlerts(10)).toEqual([]);
+  });
+
+  it("prunes rejected receipts oldest first, in batches, never an accepted receipt", async () => {
+    const store = await fresh();
+    await store.accept(acceptInput({ receivedAt: T - 10_000 }));
+    for (let i = 0; i < 5; i++) {
+      await store.recordRejection({
+        source: "stripe",
+        receivedAt: T - 5_000 + i,
+        remoteAddress: null,
+        status: 401,
+        code: "HOOKINBOX_SIGNATURE_MISMATCH",
+        size: 10,
+        headerNames: ["content-type"],
+      });
+    }
+    expect(await store.pruneRejections(T - 5_000 + 3, 2)).toBe(2);
+    expect(await store.pruneRejections(T - 5_000 + 3, 2)).toBe(1);
+    expect(await store.pruneRejections(T - 5_000 + 3, 2)).toBe(0);
+    expect(await store.pruneRejections(T + 1, 10)).toBe(2);
+    const left = await store.listReceipts({ limit: 50 });
+    expect(left.items.map((r) => r.eventId === null)).toEqual([false]);
   });
 });

@@ -1,10 +1,13 @@
 import type { AuditStore } from "../audit-types.ts";
 import type { QueueStore } from "../queue-types.ts";
+import type { Store } from "../types.ts";
+import { indexedBy } from "./read-driver.ts";
 import { inList, listValue, type SqlDialect } from "./sql-template.ts";
 import { executeText, type WriteDriver } from "./write-driver.ts";
 
-/** The queue, effect and audit writes core implements (drivers leave them out). */
+/** The queue, effect, audit and rejection writes core implements (drivers leave them out). */
 export type CoreQueueWrites =
+  | "pruneRejections"
   | "extendLeases"
   | "markAbandoned"
   | "completeEffect"
@@ -19,7 +22,8 @@ const jsonParam = (dialect: SqlDialect) => (dialect === "postgres" ? "?::jsonb" 
  * over a driver's `execute` primitive: a heartbeat extends only the leases its worker still
  * holds; an abandoned handler's error is written on its delivery and running attempt only while
  * the worker holds the lease; an effect is completed or released only by its claimant while it
- * is processing; a signed tree head is stored once.
+ * is processing; a signed tree head is stored once; rejected receipts are pruned oldest first,
+ * never an accepted one.
  *
  * @example
  * ```ts
@@ -29,10 +33,27 @@ const jsonParam = (dialect: SqlDialect) => (dialect === "postgres" ? "?::jsonb" 
  */
 export function queueWrites(
   driver: WriteDriver,
-): Pick<QueueStore, Exclude<CoreQueueWrites, "saveTreeHead">> & Pick<AuditStore, "saveTreeHead"> {
+): Pick<QueueStore, Exclude<CoreQueueWrites, "saveTreeHead" | "pruneRejections">> &
+  Pick<AuditStore, "saveTreeHead"> &
+  Pick<Store, "pruneRejections"> {
   const deliveries = driver.table("deliveries");
   const effects = driver.table("effects");
+  // Rejections are receipts without an event: PostgreSQL keeps them in a partition of their own,
+  // SQLite in the receipts table behind the partial receipts_rejected index.
+  const rejected =
+    driver.dialect === "postgres" ? driver.table("receipts_rejected") : driver.table("receipts");
   return {
+    async pruneRejections(before, limit) {
+      const [result] = await executeText(driver, [
+        [
+          `DELETE FROM ${rejected} WHERE id IN (
+             SELECT id FROM ${rejected}${indexedBy(driver.dialect, "receipts_rejected")}
+             WHERE event_id IS NULL AND received_at < ? ORDER BY id LIMIT ?)`,
+          [Math.floor(before), limit],
+        ],
+      ]);
+      return result?.rowCount ?? 0;
+    },
     async extendLeases(workerId, ids, until) {
       if (ids.length === 0) return [];
       const [result] = await executeText(driver, [

@@ -12,6 +12,7 @@ export type CoreTable =
   | "effects"
   | "destinations"
   | "receipts"
+  | "receipts_rejected"
   | "alert_outbox";
 
 /**

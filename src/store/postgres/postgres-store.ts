@@ -28,7 +28,7 @@ import { completePostgres } from "./queue/complete-delivery.ts";
 import { failPostgres } from "./queue/fail-delivery.ts";
 import { leasesPostgres } from "./queue/leases.ts";
 import { retryPostgres } from "./queue/retry-delivery.ts";
-import { pruneRejectionsPostgres, recordRejectionPostgres } from "./rejections.ts";
+import { recordRejectionPostgres } from "./rejections.ts";
 import { replayPostgres } from "./replay.ts";
 import { retentionStepPostgres } from "./retention-step.ts";
 import { runStatementsPostgres } from "./run-statements.ts";
@@ -138,7 +138,6 @@ export function openPostgresStore(
       ),
     accept: (input) => run(() => healSchema(() => accept(input))),
     recordRejection: (input) => run(() => recordRejectionPostgres(pool, t, input)),
-    pruneRejections: (before, limit) => run(() => pruneRejectionsPostgres(pool, t, before, limit)),
     retentionStep: (input) =>
       run(() => retentionStepPostgres(pool, t, { ...input, audit: options.audit ?? true })),
     maintainPartitions: (now) => run(() => maintainPartitionsPostgres(pool, t, now)),

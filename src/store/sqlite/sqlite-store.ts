@@ -282,10 +282,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       rejections += 1;
     },
 
-    pruneRejections(before: number, limit: number): Promise<number> {
-      return write("pruneRejections", before, limit);
-    },
-
     // ---- audit log (src/store/audit-types.ts) ----
 
     // One writer appends inside the accept's own transaction: nothing is ever pending.

@@ -17,7 +17,7 @@ import { prepareCompleteDelivery } from "./queue/complete-delivery.ts";
 import { prepareFailDelivery } from "./queue/fail-delivery.ts";
 import { prepareLeases } from "./queue/leases.ts";
 import { prepareRetryDelivery } from "./queue/retry-delivery.ts";
-import { preparePruneRejections, prepareRecordRejection } from "./rejections.ts";
+import { prepareRecordRejection } from "./rejections.ts";
 import { prepareReplay, type ReplayableEvent } from "./replay.ts";
 import { prepareRetentionStep } from "./retention-step.ts";
 import { prepareRunStatements } from "./run-statements.ts";
@@ -41,7 +41,6 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
   const purgePayloads = prepareSqlitePurge(db);
   const retentionStep = prepareRetentionStep(db, log);
   const recordRejection = prepareRecordRejection(db);
-  const pruneRejections = preparePruneRejections(db);
   const ping = preparePing(db, now);
   const claim = prepareClaimDeliveries(db);
   const complete = prepareCompleteDelivery(db);
@@ -77,7 +76,6 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
     purgePayloads,
     retentionStep,
     recordRejection,
-    pruneRejections,
     ping,
     claim,
     complete: (input: CompleteInput, status: "done" | "stale") =>
