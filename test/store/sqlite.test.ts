@@ -6,9 +6,9 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { isHookinboxError } from "../../src/errors.ts";
+import { listEventsSql } from "../../src/store/core/event-reads.ts";
 import { encodeCursor } from "../../src/store/core/paging.ts";
 import { loadSqliteMigrations, openSqliteStore, type SqliteStore } from "../../src/store/index.ts";
-import { listEventsSql } from "../../src/store/sqlite/events.ts";
 import { acceptInput, rejectionInput, runStoreConformance } from "./conformance.ts";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -248,9 +248,14 @@ describe("SQLite store specifics", () => {
         const query: Record<string, string> = {};
         for (const filter of active) query[filter] = "x";
         if (withCursor) query.cursor = encodeCursor("evt_01JD7Q5Z8X9K3M4N5P6R7S8T9V");
-        const { sql, values } = listEventsSql(query, 50);
+        const { text, params } = listEventsSql(
+          "sqlite",
+          { events: "events", receipts: "receipts" },
+          query,
+          50,
+        );
         const plan = (
-          db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as {
+          db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as {
             detail: string;
           }[]
         ).map((row) => row.detail);

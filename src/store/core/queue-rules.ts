@@ -13,11 +13,31 @@ export const openStatusesSql = "('pending', 'blocked', 'running')";
 
 const column = (alias: string, name: string) => (alias === "" ? name : `${alias}.${name}`);
 
-const isTrue = (dialect: SqlDialect, expression: string) =>
-  dialect === "sqlite" ? `${expression} = 1` : expression;
+/**
+ * A boolean column (or expression) is true, as `dialect` spells it so that partial indexes
+ * match: `col = 1` on SQLite, `col` on PostgreSQL.
+ *
+ * @example
+ * ```ts
+ * isTrueSql("sqlite", "d.blocks_key"); // "d.blocks_key = 1"
+ * ```
+ */
+export function isTrueSql(dialect: SqlDialect, expression: string): string {
+  return dialect === "sqlite" ? `${expression} = 1` : expression;
+}
 
-/** PostgreSQL keeps each EXISTS a probe of its own index behind `OFFSET 0`. */
-const fence = (dialect: SqlDialect) => (dialect === "postgres" ? " OFFSET 0" : "");
+/**
+ * PostgreSQL keeps a subquery (each EXISTS here) a probe of its own index behind `OFFSET 0`;
+ * SQLite needs no fence.
+ *
+ * @example
+ * ```ts
+ * `EXISTS (SELECT 1 FROM deliveries o WHERE o.event_id = e.id${fenceSql("postgres")})`; // "… OFFSET 0)"
+ * ```
+ */
+export function fenceSql(dialect: SqlDialect): string {
+  return dialect === "postgres" ? " OFFSET 0" : "";
+}
 
 /**
  * Whether the delivery `alias` (unqualified columns when "") is in its key's queue: open, or dead
@@ -31,7 +51,7 @@ const fence = (dialect: SqlDialect) => (dialect === "postgres" ? " OFFSET 0" : "
  * ```
  */
 export function inKeyQueueSql(dialect: SqlDialect, alias: string): string {
-  const blocks = isTrue(dialect, column(alias, "blocks_key"));
+  const blocks = isTrueSql(dialect, column(alias, "blocks_key"));
   return `(${column(alias, "status")} IN ${openStatusesSql} OR ${blocks})`;
 }
 
@@ -59,7 +79,7 @@ export function aheadOnKeySql(
   const o = (name: string) => column(other, name);
   return `${o("target")} = ${of.target} AND ${o("ordering_key")} = ${of.orderingKey} AND ${o("id")} <> ${of.id}
     AND ${inKeyQueueSql(dialect, other)}
-    AND (${o("status")} = 'running' OR ${isTrue(dialect, o("blocks_key"))} OR ${o("order_version")} < ${of.orderVersion}
+    AND (${o("status")} = 'running' OR ${isTrueSql(dialect, o("blocks_key"))} OR ${o("order_version")} < ${of.orderVersion}
          OR (${o("order_version")} = ${of.orderVersion} AND ${o("id")} < ${of.id}))`;
 }
 
@@ -85,7 +105,7 @@ export function eventStatusSql(
   },
 ): string {
   const status = at.status ?? ((alias: string) => `${alias}.status`);
-  const end = fence(dialect);
+  const end = fenceSql(dialect);
   return `CASE
       WHEN EXISTS (SELECT 1 FROM ${at.deliveries} o WHERE o.event_id = ${at.event}
                    AND ${status("o")} IN ${openStatusesSql}${end}) THEN 'pending'

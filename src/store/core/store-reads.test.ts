@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { bindText } from "./read-driver.ts";
 import type { SqlStatement } from "./sql-template.ts";
-import { bindText, coreReads } from "./store-reads.ts";
+import { coreReads } from "./store-reads.ts";
 
 describe("coreReads: Store reads written once over a driver's rows primitive", () => {
   it("binds `?` placeholders as each dialect does", () => {

@@ -8,35 +8,8 @@ import {
 import type { AuditStore, StoredTreeHead } from "../audit-types.ts";
 import type { QueueStore } from "../queue-types.ts";
 import type { RetentionStore } from "../retention-types.ts";
-import {
-  inList,
-  listValue,
-  placeholder,
-  type SqlDialect,
-  type SqlStatement,
-} from "./sql-template.ts";
-
-/** The tables core's own reads name (PostgreSQL qualifies them with its schema). */
-export type CoreTable =
-  | "audit_heads"
-  | "audit_tree"
-  | "audit_leaves"
-  | "retention_marks"
-  | "events"
-  | "deliveries"
-  | "receipts"
-  | "alert_outbox";
-
-/**
- * What a driver gives core to implement Store reads once: its dialect, its table names, and one
- * primitive that runs a read statement. Each driver's primitive refuses work once the store is
- * closed and maps failures as its other reads do.
- */
-export interface ReadDriver {
-  readonly dialect: SqlDialect;
-  table(name: CoreTable): string;
-  rows<Row>(statement: SqlStatement): Promise<Row[]>;
-}
+import { indexedBy, type ReadDriver, rowsOf as rowsOn, startsWith } from "./read-driver.ts";
+import { inList, listValue } from "./sql-template.ts";
 
 /** The AuditStore methods core implements (drivers leave them out). */
 export type CoreAuditReads =
@@ -51,50 +24,6 @@ export type CoreAuditReads =
 
 /** The queue and alert reads core implements (drivers leave them out). */
 export type CoreQueueReads = "nextDueAt" | "countDue" | "latestAlertKind" | "receiptCounts";
-
-/**
- * An index the statement must use on SQLite, whose planner may otherwise scan a table with a
- * less selective one (PostgreSQL plans from its statistics: nothing is added there).
- *
- * @example
- * ```ts
- * `SELECT count(*) FROM deliveries${indexedBy("sqlite", "deliveries_due")} WHERE …`;
- * ```
- */
-export function indexedBy(dialect: SqlDialect, index: string): string {
-  return dialect === "sqlite" ? ` INDEXED BY ${index}` : "";
-}
-
-/**
- * `column` starts with `prefix` (letters, digits and `_` only): a range over the column's index
- * on SQLite, whose byte order makes the range exact; `starts_with` on PostgreSQL, where a
- * collation may order `_` and the next byte otherwise.
- *
- * @example
- * ```ts
- * startsWith("sqlite", "event_id", "ret_"); // "event_id >= 'ret_' AND event_id < 'ret`'"
- * ```
- */
-export function startsWith(dialect: SqlDialect, column: string, prefix: string): string {
-  if (!/^[A-Za-z0-9_]+$/.test(prefix)) throw new Error(`startsWith: unsafe prefix ${prefix}`);
-  if (dialect === "postgres") return `starts_with(${column}, '${prefix}')`;
-  const next = `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`;
-  return `${column} >= '${prefix}' AND ${column} < '${next}'`;
-}
-
-/**
- * A statement written with `?` placeholders, as `dialect` binds them (`$1, $2, …` on
- * PostgreSQL). The text must hold no `?` other than placeholders.
- *
- * @example
- * ```ts
- * bindText("postgres", "SELECT * FROM t WHERE a = ? AND b = ?", [1, 2]).text; // "… a = $1 AND b = $2"
- * ```
- */
-export function bindText(dialect: SqlDialect, text: string, params: unknown[]): SqlStatement {
-  let n = 0;
-  return { text: text.replace(/\?/g, () => placeholder(dialect, ++n)), params };
-}
 
 /** An audit_heads row: PostgreSQL returns its bigint columns as text. */
 interface HeadRow {
@@ -131,8 +60,7 @@ export function coreReads(
   Pick<QueueStore, CoreQueueReads> {
   const heads = driver.table("audit_heads");
   const deliveries = driver.table("deliveries");
-  const rowsOf = <Row>(text: string, params: unknown[] = []) =>
-    driver.rows<Row>(bindText(driver.dialect, text, params));
+  const rowsOf = <Row>(text: string, params: unknown[] = []) => rowsOn<Row>(driver, text, params);
   const read = (text: string, params: unknown[] = []) => rowsOf<HeadRow>(text, params);
   return {
     async auditTree() {

@@ -1,13 +1,13 @@
 import type pg from "pg";
 import { foldTarget } from "../alert-fold.ts";
-import type { AlertOccurrence, AlertOutboxStore, OutboxAlert } from "../alert-types.ts";
-import type { CoreQueueReads } from "../core/store-reads.ts";
-import { withRetry, withTransaction } from "./connection.ts";
+import type { AlertOccurrence, AlertOutboxStore } from "../alert-types.ts";
+import { withTransaction } from "./connection.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
 /**
- * The alert outbox on PostgreSQL. Recording takes a transaction-scoped advisory lock per
- * condition, so processes folding the same condition at once make one alert, not two.
+ * The alert outbox's recording on PostgreSQL: it takes a transaction-scoped advisory lock per
+ * condition, so processes folding the same condition at once make one alert, not two. Claiming,
+ * settling and pruning alerts are core's (core/alert-writes.ts).
  *
  * @example
  * ```ts
@@ -18,47 +18,10 @@ import type { SchemaNames } from "./schema-names.ts";
 export function alertOutboxPostgres(
   pool: pg.Pool,
   t: SchemaNames,
-): Omit<AlertOutboxStore, CoreQueueReads> {
+): Pick<AlertOutboxStore, "recordAlerts"> {
   return {
     async recordAlerts(occurrences, input) {
       await withTransaction(pool, (client) => recordAlertsIn(client, t, occurrences, input));
-    },
-    async claimDueAlerts(now, limit, leaseMs) {
-      const at = Math.floor(now);
-      const { rows } = await withRetry(() =>
-        pool.query<OutboxAlert>(
-          `UPDATE ${t.alert_outbox} SET due_at = $3
-           WHERE id IN (SELECT id FROM ${t.alert_outbox} WHERE delivered_at IS NULL AND due_at <= $1
-                        ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
-           RETURNING id, condition, kind, payload, count, created_at::float8 AS "createdAt",
-                     last_at::float8 AS "lastAt", attempts`,
-          [at, limit, at + Math.floor(leaseMs)],
-        ),
-      );
-      return rows.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
-    },
-    async pruneAlerts(before, limit) {
-      const { rowCount } = await withRetry(() =>
-        pool.query(
-          `DELETE FROM ${t.alert_outbox} WHERE id IN (SELECT id FROM ${t.alert_outbox}
-             WHERE delivered_at IS NOT NULL AND delivered_at < $1 LIMIT $2)`,
-          [Math.floor(before), limit],
-        ),
-      );
-      return rowCount ?? 0;
-    },
-    async settleAlert(id, outcome) {
-      await withRetry(() =>
-        outcome.delivered
-          ? pool.query(
-              `UPDATE ${t.alert_outbox} SET delivered_at = $2, attempts = attempts + 1, last_error = NULL WHERE id = $1`,
-              [id, Math.floor(outcome.now)],
-            )
-          : pool.query(
-              `UPDATE ${t.alert_outbox} SET due_at = $2, attempts = attempts + 1, last_error = $3 WHERE id = $1`,
-              [id, Math.floor(outcome.retryAt), outcome.error],
-            ),
-      );
     },
   };
 }

@@ -89,18 +89,20 @@ export function receiptLeafParts(
 }
 
 /**
- * AuditStore's methods implemented elsewhere: its tree-head reads in core (core/store-reads.ts),
- * its sequencing on a pool of its own transactions (audit-sequence.ts).
+ * AuditStore's methods implemented elsewhere: its tree-head reads and head writes in core
+ * (core/store-reads.ts, core/queue-writes.ts), its sequencing on a pool of its own transactions
+ * (audit-sequence.ts).
  */
 type ElsewhereMethods =
   | CoreAuditReads
+  | "saveTreeHead"
   | "auditSequence"
   | "auditPendingCount"
   | "auditLeafPending"
   | "auditSequencerLease";
 
 /**
- * The audit log's reads and head writes on PostgreSQL (see AuditStore), on a pool or on one
+ * The audit log's subtree reads on PostgreSQL (see AuditStore), on a pool or on one
  * client (a client inside a transaction sees that transaction's rows).
  *
  * @example
@@ -128,13 +130,6 @@ export function auditPostgres(
       );
       return new Map(
         rows.map((r) => [subtreeKey({ level: r.level, index: Number(r.idx) }), r.hash]),
-      );
-    },
-    async saveTreeHead(head) {
-      await query(
-        `INSERT INTO ${t.audit_heads} (size, root, signed_at, public_key, signature)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (size, signed_at) DO NOTHING`,
-        [head.size, head.root, head.signedAt, head.publicKey, head.signature],
       );
     },
   };

@@ -1,16 +1,17 @@
 import type pg from "pg";
 import type { AlertRecord } from "../alert-types.ts";
 import { destinationColumns, toDestinationState } from "../core/views.ts";
-import type { CircuitCalls, DestinationState, DestinationStateRow } from "../forward-types.ts";
+import type { DestinationState, DestinationStateRow } from "../forward-types.ts";
 import { recordAlertsIn } from "./alert-outbox.ts";
 import { withRetry, withTransaction } from "./connection.ts";
 import { unclaimSql } from "./queue/leases.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
 /**
- * The destination operations on PostgreSQL (see DestinationStore): each is one statement, so
- * every process sharing the schema sees one state, one circuit and one rate window per
- * destination. Table names are qualified with the store's schema (`schemaNames`). `notify` wakes
+ * The destination operations on PostgreSQL that change deliveries too (see DestinationStore):
+ * state changes, closing a circuit, waking and deferring deliveries; each is one statement, so
+ * every process sharing the schema sees one state and one circuit per destination (the rate
+ * window and breaker counters are core's: core/circuit-writes.ts). Table names are qualified with the store's schema (`schemaNames`). `notify` wakes
  * the workers of every process when a closing circuit made deliveries due.
  *
  * @example
@@ -28,18 +29,6 @@ export function destinationsPostgres(
   const query = (text: string, values: unknown[]) =>
     withRetry(() => pool.query(text, values)).then((r) => r.rows);
   return {
-    async ensureDestinations(names: readonly string[]): Promise<void> {
-      if (names.length === 0) return;
-      await query(
-        `INSERT INTO ${t.destinations} (name) SELECT unnest($1::text[]) ON CONFLICT (name) DO NOTHING`,
-        [names],
-      );
-    },
-    async listDestinationStates(): Promise<DestinationStateRow[]> {
-      return (await query(`SELECT ${cols} FROM ${t.destinations} ORDER BY name`, [])).map(
-        toDestinationState,
-      );
-    },
     async setDestinationState(
       name: string,
       state: DestinationState,
@@ -73,115 +62,6 @@ export function destinationsPostgres(
         await recordAlertsIn(client, t, alert.occurrences, { now, windowMs: alert.windowMs });
         return toDestinationState(rows[0]);
       });
-    },
-    async countRunning(targets: readonly string[]): Promise<Record<string, number>> {
-      const counts: Record<string, number> = {};
-      if (targets.length === 0) return counts;
-      const rows = await query(
-        // The running rows first, behind OFFSET 0 (an index on status serves them), then their
-        // targets: with both conditions together PostgreSQL may read every delivery of the target
-        // by deliveries_target_id instead, and does when its statistics say the table is small.
-        `SELECT r.target, count(*)::int AS n
-         FROM (SELECT target FROM ${t.deliveries} WHERE status = 'running' OFFSET 0) r
-         WHERE r.target = ANY($1::text[]) GROUP BY r.target`,
-        [targets],
-      );
-      for (const row of rows) counts[row.target] = row.n;
-      return counts;
-    },
-    async takeRateSlot(name: string, windowStart: number, limit: number): Promise<boolean> {
-      const rows = await query(
-        `UPDATE ${t.destinations}
-         SET rate_count = CASE WHEN rate_window = $2 THEN rate_count + 1 ELSE 1 END, rate_window = $2
-         WHERE name = $1 AND (rate_window <> $2 OR rate_count < $3) RETURNING 1`,
-        [name, Math.floor(windowStart), limit],
-      );
-      return rows.length === 1;
-    },
-    async recordCalls(
-      name: string,
-      calls: CircuitCalls,
-      windowStart: number,
-      windowMs: number,
-    ): Promise<DestinationStateRow | null> {
-      // A bucket older than the stored one (a clock behind the others') counts in the stored one.
-      const rows = await query(
-        `UPDATE ${t.destinations} SET
-           prev_calls = CASE WHEN window_start >= $2 THEN prev_calls
-                             WHEN window_start = $2 - $3 THEN window_calls ELSE 0 END,
-           prev_failures = CASE WHEN window_start >= $2 THEN prev_failures
-                                WHEN window_start = $2 - $3 THEN window_failures ELSE 0 END,
-           window_calls = CASE WHEN window_start >= $2 THEN window_calls ELSE 0 END + $4,
-           window_failures = CASE WHEN window_start >= $2 THEN window_failures ELSE 0 END + $5,
-           window_start = GREATEST(window_start, $2),
-           failures = CASE WHEN $7 THEN 0 ELSE failures END + $6
-         WHERE name = $1 RETURNING ${cols}`,
-        [
-          name,
-          Math.floor(windowStart),
-          Math.floor(windowMs),
-          calls.calls,
-          calls.failures,
-          calls.downs,
-          calls.brokeRun,
-        ],
-      );
-      return rows[0] ? toDestinationState(rows[0]) : null;
-    },
-    async openCircuit(
-      name: string,
-      until: number,
-      expected: number | null,
-    ): Promise<DestinationStateRow | null> {
-      const rows = await query(
-        `UPDATE ${t.destinations}
-         SET open_until = $2, trials_taken = 0, trials_passed = 0, trials_until = NULL
-         WHERE name = $1 AND open_until IS NOT DISTINCT FROM $3::bigint RETURNING ${cols}`,
-        [name, Math.floor(until), expected === null ? null : Math.floor(expected)],
-      );
-      return rows[0] ? toDestinationState(rows[0]) : null;
-    },
-    async takeTrial(
-      name: string,
-      openUntil: number,
-      now: number,
-      limit: number,
-      holdUntil: number,
-    ): Promise<{ taken: boolean; openUntil: number | null }> {
-      // Lapsed (every unreported trial's hold is over): their slots are free again, passes stay.
-      const rows = await query(
-        `WITH taken AS (
-           UPDATE ${t.destinations} SET
-             trials_taken = CASE WHEN trials_until <= $3 THEN trials_passed ELSE trials_taken END + 1,
-             trials_until = GREATEST(coalesce(trials_until, 0), $5)
-           WHERE name = $1 AND open_until = $2 AND open_until <= $3
-             AND CASE WHEN trials_until <= $3 THEN trials_passed ELSE trials_taken END < $4
-           RETURNING 1
-         )
-         SELECT (SELECT count(*) FROM taken)::int AS taken,
-                (SELECT open_until FROM ${t.destinations} WHERE name = $1) AS open_until`,
-        [name, Math.floor(openUntil), Math.floor(now), limit, Math.floor(holdUntil)],
-      );
-      const row = rows[0];
-      return {
-        taken: row?.taken === 1,
-        openUntil: row?.open_until === null || row === undefined ? null : Number(row.open_until),
-      };
-    },
-    async endTrial(
-      name: string,
-      openUntil: number,
-      passed: boolean,
-    ): Promise<DestinationStateRow | null> {
-      const rows = await query(
-        `UPDATE ${t.destinations} SET
-           trials_passed = trials_passed + CASE WHEN $3 THEN 1 ELSE 0 END,
-           trials_taken = CASE WHEN $3 THEN GREATEST(trials_taken, trials_passed + 1)
-                               ELSE GREATEST(trials_passed, trials_taken - 1) END
-         WHERE name = $1 AND open_until = $2 RETURNING ${cols}`,
-        [name, Math.floor(openUntil), passed],
-      );
-      return rows[0] ? toDestinationState(rows[0]) : null;
     },
     async closeCircuit(name: string, openUntil: number, now: number): Promise<number | null> {
       const rows = await query(

@@ -2,7 +2,7 @@ import type pg from "pg";
 import { hookinboxError } from "../../errors.ts";
 import { ulid } from "../../ids.ts";
 import { decideEffectClaim, effectColumns, toEffectView } from "../core/effect-claim.ts";
-import { type EffectQuery, effectHeldAlert, effectsListingSql } from "../core/effects.ts";
+import { effectHeldAlert } from "../core/effects.ts";
 import type { EffectClaim, EffectClaimInput, EffectView } from "../queue-types.ts";
 import { recordAlertsIn } from "./alert-outbox.ts";
 import { withRetry, withTransaction } from "./connection.ts";
@@ -77,33 +77,6 @@ export function effectsPostgres(pool: pg.Pool, t: SchemaNames) {
         return claim;
       });
     },
-    async complete(
-      effectId: string,
-      claimant: string,
-      result: unknown,
-      now: number,
-    ): Promise<void> {
-      await withRetry(() =>
-        pool.query(
-          `UPDATE ${t.effects} SET status = 'done', result = $3::jsonb, completed_at = $4, claimant = NULL
-           WHERE id = $1 AND claimant = $2 AND status = 'processing'`,
-          [
-            effectId,
-            claimant,
-            result === undefined ? null : JSON.stringify(result),
-            Math.floor(now),
-          ],
-        ),
-      );
-    },
-    async release(effectId: string, claimant: string): Promise<void> {
-      await withRetry(() =>
-        pool.query(
-          `DELETE FROM ${t.effects} WHERE id = $1 AND claimant = $2 AND status = 'processing'`,
-          [effectId, claimant],
-        ),
-      );
-    },
     async resolve(
       effectId: string,
       resolution: "done" | "release",
@@ -127,12 +100,6 @@ export function effectsPostgres(pool: pg.Pool, t: SchemaNames) {
         pool.query(`DELETE FROM ${t.effects} WHERE id = $1 AND status = 'held'`, [effectId]),
       );
       return { ...toEffectView(row), status: "processing", claims: 0, claimedAt: null };
-    },
-    /** The effects listing (core/effects.ts), run on the pool. */
-    async list(query: EffectQuery): Promise<EffectView[]> {
-      const { text, params } = effectsListingSql("postgres", t.effects, query);
-      const { rows } = await withRetry(() => pool.query(text, params));
-      return rows.map(toEffectView);
     },
   };
 }

@@ -1,7 +1,8 @@
 import type { Logger } from "../../log.ts";
+import { storeReads } from "../core/core-reads.ts";
+import { storeWrites } from "../core/core-writes.ts";
 import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
-import { coreReads } from "../core/store-reads.ts";
 import type { Store } from "../types.ts";
 import { acceptPostgres } from "./accept.ts";
 import { alertOutboxPostgres } from "./alert-outbox.ts";
@@ -13,11 +14,9 @@ import {
   sequenceAuditPostgres,
 } from "./audit-sequence.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
-import { dashboardReadsPostgres } from "./dashboard-reads.ts";
-import { deliveriesPostgres } from "./deliveries.ts";
+import { eventIdsByDedupKeyPostgres } from "./dashboard-reads.ts";
 import { destinationsPostgres } from "./destinations.ts";
 import { effectsPostgres } from "./effects.ts";
-import { getEventPostgres, listEventsPostgres } from "./events.ts";
 import { listenForDeliveries } from "./listen.ts";
 import { migratePostgres } from "./migrate.ts";
 import { maintainPartitionsPostgres } from "./partitions.ts";
@@ -28,11 +27,11 @@ import { completeBatchPostgres } from "./queue/complete-batch.ts";
 import { completePostgres } from "./queue/complete-delivery.ts";
 import { failPostgres } from "./queue/fail-delivery.ts";
 import { leasesPostgres } from "./queue/leases.ts";
-import { listReceiptsPostgres } from "./receipts.ts";
-import { pruneRejectionsPostgres, recordRejectionPostgres } from "./rejections.ts";
+import { retryPostgres } from "./queue/retry-delivery.ts";
+import { recordRejectionPostgres } from "./rejections.ts";
 import { replayPostgres } from "./replay.ts";
-import { reportsPostgres } from "./reports.ts";
 import { retentionStepPostgres } from "./retention-step.ts";
+import { runStatementsPostgres } from "./run-statements.ts";
 import { schemaNames } from "./schema-names.ts";
 import { explainStartupError, isSchemaMissing } from "./startup-errors.ts";
 
@@ -76,19 +75,19 @@ export function openPostgresStore(
     await withRetry(() => pool.query("SELECT pg_notify($1, '')", [channel]));
   };
   const accept = acceptPostgres(pool, t, channel, options.audit ?? true);
-  const deliveries = deliveriesPostgres(pool, t, notify);
+  // The Store's reads are core's (core/core-reads.ts), run on the pool; the store guards them.
+  const core = storeReads({
+    dialect: "postgres",
+    table: (name) => t[name],
+    rows: async (statement) =>
+      (await withRetry(() => pool.query(statement.text, statement.params))).rows,
+  });
   const effects = effectsPostgres(pool, t);
   const replay = replayPostgres(pool, t, notify);
   const leases = leasesPostgres(pool, t);
   const destinations = destinationsPostgres(pool, t, notify);
   const audit = auditPostgres(pool, t);
   const outbox = alertOutboxPostgres(pool, t);
-  const dashboard = dashboardReadsPostgres(pool, t);
-  const reports = reportsPostgres(pool, t, {
-    listExpired: (now, limit) => deliveries.expired(now, limit),
-    listAbandoned: (limit) => deliveries.abandoned(limit),
-    heldEffects: () => effects.list({ status: "held" }),
-  });
   /** Refuses work once closed, and tracks it so close() waits for it. */
   const run = <T>(work: () => Promise<T>): Promise<T> => life.run(work);
   const completeBatch = completeBatchPostgres(pool, t);
@@ -139,14 +138,9 @@ export function openPostgresStore(
       ),
     accept: (input) => run(() => healSchema(() => accept(input))),
     recordRejection: (input) => run(() => recordRejectionPostgres(pool, t, input)),
-    pruneRejections: (before, limit) => run(() => pruneRejectionsPostgres(pool, t, before, limit)),
     retentionStep: (input) =>
       run(() => retentionStepPostgres(pool, t, { ...input, audit: options.audit ?? true })),
     maintainPartitions: (now) => run(() => maintainPartitionsPostgres(pool, t, now)),
-    listEvents: (query) => run(() => listEventsPostgres(pool, t, query)),
-    getEvent: (id) =>
-      run(() => getEventPostgres(pool, t, id, (eventId) => deliveries.ofEvent(eventId))),
-    listReceipts: (query) => run(() => listReceiptsPostgres(pool, t, query)),
     ping: () => run(() => healSchema(() => pingPostgres(pool, t, now))),
     async close() {
       listeners.clear();
@@ -172,7 +166,6 @@ export function openPostgresStore(
     },
 
     claimDeliveries: (input) => run(() => healSchema(() => claimPostgres(pool, t, input))),
-    extendLeases: (workerId, ids, until) => run(() => leases.extend(workerId, ids, until)),
     completeDelivery: (input, work) =>
       run(() => (work ? completePostgres(pool, t, input, "done", work) : completeBatch(input))),
     failDelivery: (input) => run(() => failPostgres(pool, t, withStoredError(input))),
@@ -181,37 +174,20 @@ export function openPostgresStore(
     },
     releaseDeliveries: (workerId, ids, now) => run(() => leases.release(workerId, ids, now)),
     rescueExpiredLeases: (now) => run(() => leases.rescue(now)),
-    markAbandoned: (input) => run(() => leases.abandon(input)),
-    listDeliveries: (query) => run(() => deliveries.list(query)),
-    retryDelivery: (id, now) => run(() => deliveries.retry(id, now)),
-    deliveryById: (id) => run(() => deliveries.byId(id)),
+    retryDelivery: (id, now) =>
+      run(() => retryPostgres(pool, t, id, now, notify, core.deliveryById)),
     replayEvent: (input) =>
       run(async () => {
         const ids = await replay.one(input.eventId, input.targets, input.now);
-        return Promise.all(ids.map(async (id) => (await deliveries.byId(id))!));
+        return Promise.all(ids.map(async (id) => (await core.deliveryById(id))!));
       }),
     replayWhere: (filter, replayOptions) => run(() => replay.where(filter, replayOptions)),
-    countEvents: (filter) => run(() => replay.count(filter)),
-    countEventKinds: (filter) => run(() => replay.kinds(filter)),
-    countDeliveryKinds: (query) => run(() => deliveries.counts(query)),
     claimEffect: (input) => run(() => effects.claim(input)),
-    completeEffect: (id, claimant, result, now) =>
-      run(() => effects.complete(id, claimant, result, now)),
-    releaseEffect: (id, claimant) => run(() => effects.release(id, claimant)),
     resolveEffect: (id, resolution, now, result) =>
       run(() => effects.resolve(id, resolution, now, result)),
-    listEffects: (query) => run(() => effects.list(query)),
-    pendingDeadLetterAlerts: (limit) => run(() => reports.pendingDeadLetterAlerts(limit)),
-    markAlerted: (ids, now) => run(() => reports.markAlerted(ids, now)),
     recordAlerts: (occurrences, input) => run(() => outbox.recordAlerts(occurrences, input)),
-    claimDueAlerts: (now, limit, leaseMs) => run(() => outbox.claimDueAlerts(now, limit, leaseMs)),
-    pruneAlerts: (before, limit) => run(() => outbox.pruneAlerts(before, limit)),
-    settleAlert: (id, outcome) => run(() => outbox.settleAlert(id, outcome)),
-    stuck: (input) => run(() => reports.stuck(input)),
-    queueGauges: () => run(() => reports.queueGauges()),
-    receiptSeries: (since) => run(() => dashboard.receiptSeries(since)),
-    failingDeliveries: () => run(() => dashboard.failingDeliveries()),
-    eventIdsByDedupKey: (sources, key) => run(() => dashboard.eventIdsByDedupKey(sources, key)),
+    eventIdsByDedupKey: (sources, key) =>
+      run(() => eventIdsByDedupKeyPostgres(pool, t, sources, key)),
 
     auditSequence: (limit) => run(() => sequenceAuditPostgres(pool, t, limit)),
     auditPendingCount: () => run(() => pendingAuditCountPostgres(pool, t)),
@@ -219,30 +195,19 @@ export function openPostgresStore(
     auditSequencerLease: (holder, ttlMs) =>
       run(() => auditSequencerLeasePostgres(pool, t, holder, ttlMs)),
     auditSubtrees: (ids) => run(() => audit.auditSubtrees(ids)),
-    saveTreeHead: (head) => run(() => audit.saveTreeHead(head)),
     purgePayloads: (input) => run(() => purgePayloadsPostgres(pool, t, input)),
-    ...coreReads({
-      dialect: "postgres",
-      table: (name) => t[name],
-      rows: (statement) =>
-        run(async () => (await withRetry(() => pool.query(statement.text, statement.params))).rows),
-    }),
+    ...life.guard(core, []),
+    ...life.guard(
+      storeWrites({
+        dialect: "postgres",
+        table: (name) => t[name],
+        execute: (statements) => runStatementsPostgres(pool, statements),
+      }),
+      [],
+    ),
 
-    ensureDestinations: (names) => run(() => destinations.ensureDestinations(names)),
-    listDestinationStates: () => run(() => destinations.listDestinationStates()),
     setDestinationState: (name, state, reason, now, alert) =>
       run(() => destinations.setDestinationState(name, state, reason, now, alert)),
-    countRunning: (targets) => run(() => destinations.countRunning(targets)),
-    takeRateSlot: (name, windowStart, limit) =>
-      run(() => destinations.takeRateSlot(name, windowStart, limit)),
-    recordCalls: (name, calls, windowStart, windowMs) =>
-      run(() => destinations.recordCalls(name, calls, windowStart, windowMs)),
-    openCircuit: (name, until, expected) =>
-      run(() => destinations.openCircuit(name, until, expected)),
-    takeTrial: (name, openUntil, now, limit, holdUntil) =>
-      run(() => destinations.takeTrial(name, openUntil, now, limit, holdUntil)),
-    endTrial: (name, openUntil, passed) =>
-      run(() => destinations.endTrial(name, openUntil, passed)),
     closeCircuit: (name, openUntil, now) =>
       run(() => destinations.closeCircuit(name, openUntil, now)),
     wakeCircuitWaiting: (name, now, limit) =>

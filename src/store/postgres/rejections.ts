@@ -1,7 +1,6 @@
 import type pg from "pg";
 import { ulid } from "../../ids.ts";
 import type { RejectionInput } from "../types.ts";
-import { withRetry } from "./connection.ts";
 import { withPartition } from "./partitions.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -36,28 +35,4 @@ export async function recordRejectionPostgres(
       JSON.stringify(input.headerNames),
     ]),
   );
-}
-
-/**
- * Deletes up to `limit` rejected receipts received before `before` (ms), oldest first.
- *
- * @example
- * ```ts
- * await pruneRejectionsPostgres(pool, schemaNames("hookinbox"), Date.now() - 7 * 86_400_000, 1000);
- * ```
- */
-export async function pruneRejectionsPostgres(
-  pool: pg.Pool,
-  t: SchemaNames,
-  before: number,
-  limit: number,
-): Promise<number> {
-  const result = await withRetry(() =>
-    pool.query(
-      `DELETE FROM ${t.receipts_rejected} WHERE id IN (
-         SELECT id FROM ${t.receipts_rejected} WHERE received_at < $1 ORDER BY id LIMIT $2)`,
-      [Math.floor(before), limit],
-    ),
-  );
-  return result.rowCount ?? 0;
 }

@@ -1,13 +1,11 @@
 import type pg from "pg";
 import { hookinboxError } from "../../errors.ts";
 import { ulid } from "../../ids.ts";
-import { eventKindsQuery, toEventKinds } from "../core/bulk-counts.ts";
 import { renderWhere, replayTerms, type WhereTerm } from "../core/filters.ts";
 import { versionlessSql } from "../core/ordering.ts";
 import { type ReplayOptions, replayInBatches } from "../core/replay.ts";
-import type { EventKindCount, ReplayFilter } from "../queue-types.ts";
+import type { ReplayFilter } from "../queue-types.ts";
 import { withRetry, withTransaction } from "./connection.ts";
-import { postgresCounts } from "./deliveries.ts";
 import { refreshEventsSql } from "./queue/refresh-event.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -104,18 +102,5 @@ export function replayPostgres(pool: pg.Pool, t: SchemaNames, notify: () => Prom
         filter,
         options,
       ),
-    /** Matching events per source and type (a bulk replay's dry run). */
-    async kinds(filter: ReplayFilter): Promise<EventKindCount[]> {
-      const { sql, values } = eventKindsQuery(filter, postgresCounts(t));
-      const { rows } = await withRetry(() => pool.query(sql, values));
-      return toEventKinds(rows);
-    },
-    async count(filter: ReplayFilter): Promise<number> {
-      const { where, values } = whereOf(filter);
-      const { rows } = await withRetry(() =>
-        pool.query(`SELECT count(*)::int AS n FROM ${t.events} ${where}`, values),
-      );
-      return rows[0]?.n ?? 0;
-    },
   };
 }

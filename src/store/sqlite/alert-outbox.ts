@@ -1,10 +1,11 @@
 import type Database from "better-sqlite3";
 import { foldTarget } from "../alert-fold.ts";
-import type { AlertOccurrence, OutboxAlert } from "../alert-types.ts";
+import type { AlertOccurrence } from "../alert-types.ts";
 
 /**
- * Prepares the alert outbox on SQLite: `record` (a write, inside the caller's transaction, with
- * the dead-letter marks that decide which process records a dead letter), `claim` (a write: the due alerts, leased), `settle`, `prune` and the reads thresholds need.
+ * Prepares the alert outbox's `record` on SQLite: a write inside the caller's transaction, with
+ * the dead-letter marks that decide which process records a dead letter. Claiming, settling and
+ * pruning alerts are core's (core/alert-writes.ts).
  *
  * @example
  * ```ts
@@ -31,23 +32,6 @@ export function prepareAlertOutbox(db: Database.Database) {
     `UPDATE deliveries SET alerted_at = @now
      WHERE id = @id AND status = 'dead' AND alerted_at IS NULL`,
   );
-  const claim = db.prepare<[{ now: number; until: number; limit: number }], OutboxAlert>(
-    `UPDATE alert_outbox SET due_at = @until
-     WHERE id IN (SELECT id FROM alert_outbox WHERE delivered_at IS NULL AND due_at <= @now
-                  ORDER BY due_at, id LIMIT @limit)
-     RETURNING id, condition, kind, payload, count, created_at AS createdAt, last_at AS lastAt,
-               attempts`,
-  );
-  const prune = db.prepare(
-    `DELETE FROM alert_outbox WHERE id IN (SELECT id FROM alert_outbox
-       WHERE delivered_at IS NOT NULL AND delivered_at < @before LIMIT @limit)`,
-  );
-  const delivered = db.prepare(
-    "UPDATE alert_outbox SET delivered_at = @now, attempts = attempts + 1, last_error = NULL WHERE id = @id",
-  );
-  const failed = db.prepare(
-    "UPDATE alert_outbox SET due_at = @retryAt, attempts = attempts + 1, last_error = @error WHERE id = @id",
-  );
   return {
     record(
       occurrences: readonly AlertOccurrence[],
@@ -72,23 +56,6 @@ export function prepareAlertOutbox(db: Database.Database) {
         if ("foldInto" in target) fold.run({ id: target.foldInto, payload, now });
         else insert.run({ ...occurrence, id: target.id, payload, now, slot: target.newSlot });
       }
-    },
-    claim(now: number, limit: number, leaseMs: number): OutboxAlert[] {
-      const at = Math.floor(now);
-      return claim
-        .all({ now: at, until: at + Math.floor(leaseMs), limit })
-        .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
-    },
-    prune: (before: number, limit: number) =>
-      prune.run({ before: Math.floor(before), limit }).changes,
-    settle(
-      id: string,
-      outcome:
-        | { delivered: true; now: number }
-        | { delivered: false; retryAt: number; error: string },
-    ): void {
-      if (outcome.delivered) delivered.run({ id, now: Math.floor(outcome.now) });
-      else failed.run({ id, retryAt: Math.floor(outcome.retryAt), error: outcome.error });
     },
   };
 }

@@ -11,7 +11,6 @@ import { type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
 import { type ReceiptLeafFields, receiptLeafHashOf } from "../../audit/receipt-leaf.ts";
 import { type RetentionLeafFields, retentionLeafHashOf } from "../../audit/retention-leaf.ts";
 import { retentionLeafId } from "../../audit/retention-record.ts";
-import type { StoredTreeHead } from "../audit-types.ts";
 import type { TransactionFinisher } from "./group-commit.ts";
 
 /**
@@ -113,24 +112,6 @@ export function prepareAuditAppend(db: Database.Database): AuditAppender {
         open = null;
       },
     },
-  };
-}
-
-/**
- * Prepares saving a signed head (a write op: it runs in the group commit).
- *
- * @example
- * ```ts
- * prepareSaveTreeHead(db)(head);
- * ```
- */
-export function prepareSaveTreeHead(db: Database.Database): (head: StoredTreeHead) => void {
-  const insert = db.prepare(
-    `INSERT INTO audit_heads (size, root, signed_at, public_key, signature) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (size, signed_at) DO NOTHING`,
-  );
-  return (head) => {
-    insert.run(head.size, head.root, head.signedAt, head.publicKey, head.signature);
   };
 }
 

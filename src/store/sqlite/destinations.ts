@@ -4,41 +4,13 @@ import {
   type DestinationRow,
   toDestinationState,
 } from "../core/views.ts";
-import type {
-  AttemptResponse,
-  CircuitCalls,
-  DestinationState,
-  DestinationStateRow,
-} from "../forward-types.ts";
+import type { AttemptResponse, DestinationState, DestinationStateRow } from "../forward-types.ts";
 
 /**
- * Prepares the destination reads (run on the read connection).
- *
- * @example
- * ```ts
- * prepareDestinationReads(db).list();
- * ```
- */
-export function prepareDestinationReads(db: Database.Database) {
-  const list = db.prepare<[], DestinationRow>(`SELECT ${columns} FROM destinations ORDER BY name`);
-  const running = db.prepare<[string], { target: string; n: number }>(
-    `SELECT target, count(*) AS n FROM deliveries INDEXED BY deliveries_running_lease
-     WHERE status = 'running' AND target IN (SELECT value FROM json_each(?)) GROUP BY target`,
-  );
-  return {
-    list: () => list.all().map(toDestinationState),
-    countRunning(targets: readonly string[]): Record<string, number> {
-      const counts: Record<string, number> = {};
-      for (const row of running.all(JSON.stringify(targets))) counts[row.target] = row.n;
-      return counts;
-    },
-  };
-}
-
-/**
- * Prepares the destination writes, each run inside the caller's (group) transaction: state
- * changes, the circuit breaker's counters (see DestinationStore), the rate window, deferral of
- * claimed deliveries and the attempt's response record.
+ * Prepares the destination writes that change deliveries too, each run inside the caller's
+ * (group) transaction: state changes, closing a circuit, waking and deferring deliveries, and
+ * the attempt's response record (the rate window and breaker counters are core's:
+ * core/circuit-writes.ts).
  *
  * @example
  * ```ts
@@ -47,9 +19,6 @@ export function prepareDestinationReads(db: Database.Database) {
  * ```
  */
 export function prepareDestinationWrites(db: Database.Database) {
-  const ensure = db.prepare(
-    "INSERT INTO destinations (name) VALUES (?) ON CONFLICT (name) DO NOTHING",
-  );
   const byName = db.prepare<[string], DestinationRow>(
     `SELECT ${columns} FROM destinations WHERE name = ?`,
   );
@@ -66,46 +35,6 @@ export function prepareDestinationWrites(db: Database.Database) {
   const wake = db.prepare(
     `UPDATE deliveries SET run_at = @now, updated_at = @now, circuit_wait = 0
      WHERE status = 'pending' AND target = @name AND run_at > @now`,
-  );
-  const rate = db.prepare(
-    `UPDATE destinations
-     SET rate_count = CASE WHEN rate_window = @window THEN rate_count + 1 ELSE 1 END, rate_window = @window
-     WHERE name = @name AND (rate_window <> @window OR rate_count < @limit)`,
-  );
-  // A bucket older than the stored one (a clock behind the others') counts in the stored one.
-  const calls = db.prepare(
-    `UPDATE destinations SET
-       prev_calls = CASE WHEN window_start >= @start THEN prev_calls
-                         WHEN window_start = @start - @windowMs THEN window_calls ELSE 0 END,
-       prev_failures = CASE WHEN window_start >= @start THEN prev_failures
-                            WHEN window_start = @start - @windowMs THEN window_failures ELSE 0 END,
-       window_calls = CASE WHEN window_start >= @start THEN window_calls ELSE 0 END + @calls,
-       window_failures = CASE WHEN window_start >= @start THEN window_failures ELSE 0 END + @failures,
-       window_start = max(window_start, @start),
-       failures = CASE WHEN @brokeRun THEN 0 ELSE failures END + @downs
-     WHERE name = @name`,
-  );
-  const open = db.prepare(
-    `UPDATE destinations SET open_until = @until, trials_taken = 0, trials_passed = 0, trials_until = NULL
-     WHERE name = @name AND open_until IS @expected`,
-  );
-  // Lapsed (every unreported trial's hold is over): their slots are free again, passes stay.
-  const trial = db.prepare(
-    `UPDATE destinations SET
-       trials_taken = CASE WHEN trials_until <= @now THEN trials_passed ELSE trials_taken END + 1,
-       trials_until = max(coalesce(trials_until, 0), @hold)
-     WHERE name = @name AND open_until = @openUntil AND open_until <= @now
-       AND CASE WHEN trials_until <= @now THEN trials_passed ELSE trials_taken END < @limit`,
-  );
-  const openUntilOf = db.prepare<[string], { open_until: number | null }>(
-    "SELECT open_until FROM destinations WHERE name = ?",
-  );
-  const endTrial = db.prepare(
-    `UPDATE destinations SET
-       trials_passed = trials_passed + @passed,
-       trials_taken = CASE WHEN @passed = 1 THEN max(trials_taken, trials_passed + 1)
-                           ELSE max(trials_passed, trials_taken - 1) END
-     WHERE name = @name AND open_until = @openUntil`,
   );
   const close = db.prepare(
     `UPDATE destinations SET open_until = NULL, failures = 0, trials_taken = 0, trials_passed = 0,
@@ -149,9 +78,6 @@ export function prepareDestinationWrites(db: Database.Database) {
     return row ? toDestinationState(row) : null;
   };
   return {
-    ensureDestinations(names: readonly string[]): void {
-      for (const name of names) ensure.run(name);
-    },
     setDestinationState(
       name: string,
       state: DestinationState,
@@ -161,53 +87,6 @@ export function prepareDestinationWrites(db: Database.Database) {
       const at = Math.floor(now);
       if (setState.run({ name, state, reason, now: at }).changes === 0) return null;
       if (state === "active") wake.run({ name, now: at });
-      return current(name);
-    },
-    takeRateSlot(name: string, windowStart: number, limit: number): boolean {
-      return rate.run({ name, window: Math.floor(windowStart), limit }).changes === 1;
-    },
-    recordCalls(
-      name: string,
-      counts: CircuitCalls,
-      windowStart: number,
-      windowMs: number,
-    ): DestinationStateRow | null {
-      calls.run({
-        name,
-        start: Math.floor(windowStart),
-        windowMs: Math.floor(windowMs),
-        calls: counts.calls,
-        failures: counts.failures,
-        downs: counts.downs,
-        brokeRun: counts.brokeRun ? 1 : 0,
-      });
-      return current(name);
-    },
-    openCircuit(name: string, until: number, expected: number | null): DestinationStateRow | null {
-      const at = expected === null ? null : Math.floor(expected);
-      if (open.run({ name, until: Math.floor(until), expected: at }).changes === 0) return null;
-      return current(name);
-    },
-    takeTrial(
-      name: string,
-      openUntil: number,
-      now: number,
-      limit: number,
-      holdUntil: number,
-    ): { taken: boolean; openUntil: number | null } {
-      const taken =
-        trial.run({
-          name,
-          openUntil: Math.floor(openUntil),
-          now: Math.floor(now),
-          limit,
-          hold: Math.floor(holdUntil),
-        }).changes === 1;
-      return { taken, openUntil: openUntilOf.get(name)?.open_until ?? null };
-    },
-    endTrial(name: string, openUntil: number, passed: boolean): DestinationStateRow | null {
-      const at = Math.floor(openUntil);
-      if (endTrial.run({ name, openUntil: at, passed: passed ? 1 : 0 }).changes === 0) return null;
       return current(name);
     },
     closeCircuit(name: string, openUntil: number, now: number): number | null {

@@ -7,7 +7,6 @@ import {
   effectColumns,
   toEffectView,
 } from "../core/effect-claim.ts";
-import { type EffectQuery, effectsListingSql } from "../core/effects.ts";
 import type { EffectClaim, EffectClaimInput, EffectView } from "../queue-types.ts";
 
 // The UNIQUE (event_id, target, name) constraint decides who claims first.
@@ -29,12 +28,6 @@ const reclaimSql = `
 
 const holdSql =
   "UPDATE effects SET status = 'held', held_at = @now WHERE id = @id AND status = 'processing'";
-
-const completeSql = `
-  UPDATE effects SET status = 'done', result = @result, completed_at = @now, claimant = NULL
-  WHERE id = @id AND claimant = @claimant AND status = 'processing'`;
-
-const releaseSql = "DELETE FROM effects WHERE id = ? AND claimant = ? AND status = 'processing'";
 
 interface ExistingRow {
   id: string;
@@ -63,8 +56,6 @@ export function prepareEffects(db: Database.Database) {
   const existing = db.prepare<[Record<string, unknown>], ExistingRow>(existingSql);
   const reclaim = db.prepare(reclaimSql);
   const hold = db.prepare(holdSql);
-  const complete = db.prepare(completeSql);
-  const release = db.prepare(releaseSql);
   const byId = db.prepare<[string], EffectRow>(`SELECT ${effectColumns} FROM effects WHERE id = ?`);
   const markDone = db.prepare(
     "UPDATE effects SET status = 'done', claimant = NULL, result = ?, completed_at = ? WHERE id = ? AND status = 'held'",
@@ -83,15 +74,6 @@ export function prepareEffects(db: Database.Database) {
       if (write === "reclaim") reclaim.run({ ...params, id: row.id });
       if (write === "hold") hold.run({ id: row.id, now });
       return claim;
-    },
-    complete(effectId: string, claimant: string, result: unknown, now: number): boolean {
-      const json = result === undefined ? null : JSON.stringify(result);
-      return (
-        complete.run({ id: effectId, claimant, result: json, now: Math.floor(now) }).changes === 1
-      );
-    },
-    release(effectId: string, claimant: string): void {
-      release.run(effectId, claimant);
     },
     /** Resolves a held effect; null when there is none; throws when it is not held. */
     resolve(
@@ -116,11 +98,6 @@ export function prepareEffects(db: Database.Database) {
       drop.run(effectId);
       // Released: the row is gone and the next try claims the effect afresh.
       return { ...toEffectView(row), status: "processing", claims: 0, claimedAt: null };
-    },
-    /** The effects listing (core/effects.ts), run on this connection. */
-    list(query: EffectQuery): EffectView[] {
-      const { text, params } = effectsListingSql("sqlite", "effects", query);
-      return (db.prepare(text).all(...params) as EffectRow[]).map(toEffectView);
     },
   };
 }

@@ -39,26 +39,6 @@ export function prepareRecordRejection(db: Database.Database): (input: Rejection
   };
 }
 
-/**
- * Prepares the batched delete of old rejected receipts: oldest first along the partial index of
- * rejections, so each batch reads only the rows it deletes.
- *
- * @example
- * ```ts
- * const prune = preparePruneRejections(db);
- * prune(Date.now() - 7 * 86_400_000, 1000); // rows deleted
- * ```
- */
-export function preparePruneRejections(
-  db: Database.Database,
-): (before: number, limit: number) => number {
-  const prune = db.prepare<[number, number]>(`
-    DELETE FROM receipts WHERE id IN (
-      SELECT id FROM receipts INDEXED BY receipts_rejected
-      WHERE event_id IS NULL AND received_at < ? ORDER BY id LIMIT ?)`);
-  return (before, limit) => prune.run(Math.floor(before), limit).changes;
-}
-
 interface RejectionRow {
   id: string;
   source: string;

@@ -1,9 +1,7 @@
 import type Database from "better-sqlite3";
-import { eventKindsQuery, toEventKinds } from "../core/bulk-counts.ts";
 import { renderWhere, replayTerms } from "../core/filters.ts";
 import type { ReplayPair } from "../core/replay.ts";
-import type { EventKindCount, ReplayFilter } from "../queue-types.ts";
-import { sqliteCounts } from "./deliveries.ts";
+import type { ReplayFilter } from "../queue-types.ts";
 import { prepareCreateDeliveries } from "./queue/create-deliveries.ts";
 import { prepareFollowUps } from "./queue/key-queue.ts";
 
@@ -94,19 +92,6 @@ export function prepareReplay(db: Database.Database) {
         pages.set(sql, statement);
       }
       return statement.all(...values, limit);
-    },
-    /** Matching events per source and type (a bulk replay's dry run). */
-    kinds(filter: ReplayFilter): EventKindCount[] {
-      const { sql, values } = eventKindsQuery(filter, sqliteCounts);
-      return toEventKinds(
-        db.prepare(sql).all(...values) as Array<{ source: string; type: string | null; n: number }>,
-      );
-    },
-    count(filter: ReplayFilter): number {
-      const { where, values } = renderWhere(replayTerms(filter), () => "?");
-      return (
-        db.prepare(`SELECT count(*) AS n FROM events ${where}`).get(...values) as { n: number }
-      ).n;
     },
   };
 }

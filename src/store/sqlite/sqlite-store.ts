@@ -1,34 +1,25 @@
 import type Database from "better-sqlite3";
 import { HookinboxError, hookinboxError } from "../../errors.ts";
+import { storeReads } from "../core/core-reads.ts";
+import { storeWrites } from "../core/core-writes.ts";
 import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
 import { replayInBatches } from "../core/replay.ts";
 import type { SqlStatement } from "../core/sql-template.ts";
-import { coreReads } from "../core/store-reads.ts";
 import type { CompleteInput, TransactionClient } from "../queue-types.ts";
 import type {
   AcceptInput,
   AcceptResult,
-  EventDetail,
-  EventPage,
-  EventQuery,
   MigrationReport,
   RejectionInput,
   Store,
 } from "../types.ts";
 import { acceptRowOf } from "./accept.ts";
-import { prepareAlertOutbox } from "./alert-outbox.ts";
 import { prepareAuditReads } from "./audit.ts";
-import { prepareDashboardReads } from "./dashboard-reads.ts";
-import { prepareDeliveryViews } from "./deliveries.ts";
-import { prepareDestinationReads } from "./destinations.ts";
-import { prepareEffects } from "./effects.ts";
-import { prepareGetEvent, prepareListEvents } from "./events.ts";
+import { prepareEventIdsByDedupKey } from "./dashboard-reads.ts";
 import { type CommitInfo, GroupCommit } from "./group-commit.ts";
 import { openConnection } from "./open-connection.ts";
-import { prepareListReceipts } from "./receipts.ts";
 import { prepareReplay } from "./replay.ts";
-import { prepareDeadLetterAlerts, prepareQueueGauges, prepareStuck } from "./reports.ts";
 import { asHandlerWork, isHandlerError, storeUnavailable } from "./sqlite-errors.ts";
 import { startThreadWriter } from "./thread-writer.ts";
 import type { WriteOp, WriteOps } from "./write-ops.ts";
@@ -188,18 +179,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     const db = readDb;
     try {
       reads = {
-        listEvents: prepareListEvents(db),
-        getEvent: prepareGetEvent(db),
-        listReceipts: prepareListReceipts(db),
-        deliveries: prepareDeliveryViews(db),
         replay: prepareReplay(db),
-        effects: prepareEffects(db),
-        alerts: prepareDeadLetterAlerts(db),
-        outbox: prepareAlertOutbox(db),
-        stuck: prepareStuck(db),
-        gauges: prepareQueueGauges(db),
-        dashboard: prepareDashboardReads(db),
-        destinations: prepareDestinationReads(db),
+        eventIdsByDedupKey: prepareEventIdsByDedupKey(db),
         audit: prepareAuditReads(db),
         rows: prepareRows(db),
       };
@@ -259,6 +240,13 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     }
   }
 
+  // The Store's reads are core's (core/core-reads.ts), run on the reading connection.
+  const core = storeReads({
+    dialect: "sqlite",
+    table: (name) => name,
+    rows: (statement) => read((current) => current.rows(statement)),
+  });
+
   const store: SqliteStore = {
     kind: "sqlite",
     path: options.path,
@@ -294,25 +282,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       rejections += 1;
     },
 
-    pruneRejections(before: number, limit: number): Promise<number> {
-      return write("pruneRejections", before, limit);
-    },
-
-    listEvents(query: EventQuery): Promise<EventPage> {
-      return read((current) => current.listEvents(query));
-    },
-
-    getEvent(id: string): Promise<EventDetail | null> {
-      return read((current) => {
-        const event = current.getEvent(id);
-        return event ? { ...event, deliveries: current.deliveries.ofEvent(id) } : null;
-      });
-    },
-
-    listReceipts(query) {
-      return read((current) => current.listReceipts(query));
-    },
-
     // ---- audit log (src/store/audit-types.ts) ----
 
     // One writer appends inside the accept's own transaction: nothing is ever pending.
@@ -322,20 +291,19 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     auditSequencerLease: async () => false,
 
     auditSubtrees: (ids) => read((current) => current.audit.subtrees(ids)),
-    saveTreeHead: (head) => write("saveTreeHead", head),
     purgePayloads: (input) => write("purgePayloads", input),
     retentionStep: (input) => write("retentionStep", { ...input, audit }),
     maintainPartitions: async () => 0,
-    ...coreReads({
+    ...core,
+    ...storeWrites({
       dialect: "sqlite",
       table: (name) => name,
-      rows: (statement) => read((current) => current.rows(statement)),
+      execute: (statements) => write("statements", statements),
     }),
 
     // ---- processing (src/store/queue-types.ts) ----
 
     claimDeliveries: (input) => write("claim", input),
-    extendLeases: (workerId, ids, until) => write("extendLeases", workerId, ids, until),
 
     async completeDelivery<T>(input: CompleteInput, work?: (tx: TransactionClient) => Promise<T>) {
       if (!work) {
@@ -355,25 +323,16 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     releaseDeliveries: (workerId, ids, at) => write("releaseDeliveries", workerId, ids, at),
     rescueExpiredLeases: (at) => write("rescue", at),
-    markAbandoned: (input) => write("markAbandoned", input),
-
-    listDeliveries(query) {
-      return read((current) => current.deliveries.list(query));
-    },
-
-    deliveryById(id) {
-      return read((current) => current.deliveries.byId(id));
-    },
 
     async retryDelivery(id, at) {
       const found = await write("retry", id, at);
-      return found ? read((current) => current.deliveries.byId(id)) : null;
+      return found ? core.deliveryById(id) : null;
     },
 
     async replayEvent(input) {
       const ids = await write("replayOne", input.eventId, input.targets, input.now);
       if (ids === null) throw hookinboxError("HOOKINBOX_EVENT_NOT_FOUND", input.eventId);
-      return read((current) => ids.map((deliveryId) => current.deliveries.byId(deliveryId)!));
+      return Promise.all(ids.map(async (deliveryId) => (await core.deliveryById(deliveryId))!));
     },
 
     replayWhere(filter, options) {
@@ -389,84 +348,22 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       );
     },
 
-    countEvents(filter) {
-      return read((current) => current.replay.count(filter));
-    },
-
-    countEventKinds(filter) {
-      return read((current) => current.replay.kinds(filter));
-    },
-
-    countDeliveryKinds(query) {
-      return read((current) => current.deliveries.counts(query));
-    },
-
     claimEffect: (input) => write("claimEffect", input),
-
-    async completeEffect(effectId, claimant, result, at) {
-      await write("completeEffect", effectId, claimant, result, at);
-    },
-
-    async releaseEffect(effectId, claimant) {
-      await write("releaseEffect", effectId, claimant);
-    },
 
     resolveEffect: (effectId, resolution, at, result) =>
       write("resolveEffect", effectId, resolution, at, result),
 
-    listEffects(query) {
-      return read((current) => current.effects.list(query));
-    },
-
-    pendingDeadLetterAlerts(limit) {
-      return read((current) => current.alerts.pending(limit));
-    },
-
-    async markAlerted(ids, at) {
-      await write("markAlerted", ids, at);
-    },
-
     async recordAlerts(occurrences, input) {
       await write("recordAlerts", occurrences, input);
     },
-    claimDueAlerts: (now, limit, leaseMs) => write("claimAlerts", now, limit, leaseMs),
-    pruneAlerts: (before, limit) => write("pruneAlerts", before, limit),
-    async settleAlert(id, outcome) {
-      await write("settleAlert", id, outcome);
-    },
 
-    stuck(input) {
-      return read((current) => current.stuck(input));
-    },
-
-    queueGauges() {
-      return read((current) => current.gauges());
-    },
-    receiptSeries: (since) => read((current) => current.dashboard.receiptSeries(since)),
-    failingDeliveries: () => read((current) => current.dashboard.failingDeliveries()),
     eventIdsByDedupKey: (sources, key) =>
-      read((current) => current.dashboard.eventIdsByDedupKey(sources, key)),
+      read((current) => current.eventIdsByDedupKey(sources, key)),
 
     // ---- forwarding (src/store/forward-types.ts) ----
 
-    async ensureDestinations(names) {
-      await write("ensureDestinations", names);
-    },
-    listDestinationStates() {
-      return read((current) => current.destinations.list());
-    },
     setDestinationState: (name, state, reason, at, alert) =>
       write("setDestinationState", name, state, reason, at, alert),
-    countRunning(targets) {
-      return read((current) => current.destinations.countRunning(targets));
-    },
-    takeRateSlot: (name, windowStart, limit) => write("takeRateSlot", name, windowStart, limit),
-    recordCalls: (name, calls, windowStart, windowMs) =>
-      write("recordCalls", name, calls, windowStart, windowMs),
-    openCircuit: (name, until, expected) => write("openCircuit", name, until, expected),
-    takeTrial: (name, openUntil, at, limit, holdUntil) =>
-      write("takeTrial", name, openUntil, at, limit, holdUntil),
-    endTrial: (name, openUntil, passed) => write("endTrial", name, openUntil, passed),
     closeCircuit: (name, openUntil, at) => write("closeCircuit", name, openUntil, at),
     wakeCircuitWaiting: (name, at, limit) => write("wakeCircuitWaiting", name, at, limit),
     deferDeliveries: (workerId, ids, runAt, at, circuit) =>
@@ -521,18 +418,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 }
 
 interface ReadOperations {
-  listEvents: ReturnType<typeof prepareListEvents>;
-  getEvent: ReturnType<typeof prepareGetEvent>;
-  listReceipts: ReturnType<typeof prepareListReceipts>;
-  deliveries: ReturnType<typeof prepareDeliveryViews>;
   replay: ReturnType<typeof prepareReplay>;
-  effects: ReturnType<typeof prepareEffects>;
-  alerts: ReturnType<typeof prepareDeadLetterAlerts>;
-  outbox: ReturnType<typeof prepareAlertOutbox>;
-  stuck: ReturnType<typeof prepareStuck>;
-  gauges: ReturnType<typeof prepareQueueGauges>;
-  dashboard: ReturnType<typeof prepareDashboardReads>;
-  destinations: ReturnType<typeof prepareDestinationReads>;
+  eventIdsByDedupKey: ReturnType<typeof prepareEventIdsByDedupKey>;
   audit: ReturnType<typeof prepareAuditReads>;
   rows: ReturnType<typeof prepareRows>;
 }

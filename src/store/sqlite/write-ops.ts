@@ -6,7 +6,7 @@ import type { DestinationState } from "../forward-types.ts";
 import type { CompleteInput, EffectClaimInput, FailInput } from "../queue-types.ts";
 import { prepareAccept } from "./accept.ts";
 import { prepareAlertOutbox } from "./alert-outbox.ts";
-import { prepareAuditAppend, prepareSaveTreeHead } from "./audit.ts";
+import { prepareAuditAppend } from "./audit.ts";
 import { prepareDestinationWrites } from "./destinations.ts";
 import { prepareEffects } from "./effects.ts";
 import type { GroupCommit } from "./group-commit.ts";
@@ -17,10 +17,10 @@ import { prepareCompleteDelivery } from "./queue/complete-delivery.ts";
 import { prepareFailDelivery } from "./queue/fail-delivery.ts";
 import { prepareLeases } from "./queue/leases.ts";
 import { prepareRetryDelivery } from "./queue/retry-delivery.ts";
-import { preparePruneRejections, prepareRecordRejection } from "./rejections.ts";
+import { prepareRecordRejection } from "./rejections.ts";
 import { prepareReplay, type ReplayableEvent } from "./replay.ts";
-import { prepareDeadLetterAlerts } from "./reports.ts";
 import { prepareRetentionStep } from "./retention-step.ts";
+import { prepareRunStatements } from "./run-statements.ts";
 
 /**
  * Every write the SQLite store makes, as synchronous operations with plain-data arguments and
@@ -38,11 +38,9 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
   const log = prepareAuditAppend(db);
   group.addFinisher(log.finisher);
   const accept = prepareAccept(db, (finisher) => group.addFinisher(finisher), log);
-  const saveTreeHead = prepareSaveTreeHead(db);
   const purgePayloads = prepareSqlitePurge(db);
   const retentionStep = prepareRetentionStep(db, log);
   const recordRejection = prepareRecordRejection(db);
-  const pruneRejections = preparePruneRejections(db);
   const ping = preparePing(db, now);
   const claim = prepareClaimDeliveries(db);
   const complete = prepareCompleteDelivery(db);
@@ -51,7 +49,7 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
   const retry = prepareRetryDelivery(db);
   const replay = prepareReplay(db);
   const effects = prepareEffects(db);
-  const alerts = prepareDeadLetterAlerts(db);
+  const statements = prepareRunStatements(db);
   const outbox = prepareAlertOutbox(db);
   const { recordAttemptResponse, ...destinations } = prepareDestinationWrites(db);
   // What the destination answered, stored in the same transaction as the attempt's end.
@@ -75,20 +73,16 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
       return row;
     },
     accept,
-    saveTreeHead,
     purgePayloads,
     retentionStep,
     recordRejection,
-    pruneRejections,
     ping,
     claim,
     complete: (input: CompleteInput, status: "done" | "stale") =>
       withResponse(input, () => complete(input, status)),
     fail: (input: FailInput) => withResponse(input, () => fail(input)),
-    extendLeases: leases.extend,
     releaseDeliveries: leases.release,
     rescue: leases.rescue,
-    markAbandoned: leases.abandon,
     retry,
     replayOne: replay.one,
     /** Replays a page's (event, target) pairs; returns the deliveries created. */
@@ -101,20 +95,15 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
       if (alert) outbox.record(alert.occurrences, alert.at);
       return claim;
     },
-    completeEffect: (effectId: string, claimant: string, result: unknown, at: number) =>
-      effects.complete(effectId, claimant, result, at),
-    releaseEffect: (effectId: string, claimant: string) => effects.release(effectId, claimant),
     resolveEffect: (
       effectId: string,
       resolution: "done" | "release",
       at: number,
       result?: unknown,
     ) => effects.resolve(effectId, resolution, at, result),
-    markAlerted: (ids: readonly string[], at: number) => alerts.mark(ids, at),
     recordAlerts: outbox.record,
-    claimAlerts: outbox.claim,
-    settleAlert: outbox.settle,
-    pruneAlerts: outbox.prune,
+    /** Statements core wrote (core/write-driver.ts), run in this transaction. */
+    statements,
     completeDone: (input: CompleteInput) => withResponse(input, () => complete(input, "done")),
   };
 }

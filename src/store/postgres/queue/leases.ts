@@ -1,5 +1,4 @@
 import type pg from "pg";
-import type { CompleteInput } from "../../queue-types.ts";
 import { withRetry } from "../connection.ts";
 import type { SchemaNames } from "../schema-names.ts";
 
@@ -36,8 +35,8 @@ export const unclaimSql = (t: SchemaNames, deferral = false) => {
 };
 
 /**
- * The lease operations: heartbeat, release of unstarted claims, rescue of expired leases, and
- * the next due time.
+ * The lease operations: release of unstarted claims and rescue of expired leases (heartbeats
+ * and abandoned handlers are core's: core/queue-writes.ts).
  *
  * @example
  * ```ts
@@ -46,17 +45,6 @@ export const unclaimSql = (t: SchemaNames, deferral = false) => {
  */
 export function leasesPostgres(pool: pg.Pool, t: SchemaNames) {
   return {
-    async extend(workerId: string, ids: readonly string[], until: number): Promise<string[]> {
-      if (ids.length === 0) return [];
-      const { rows } = await withRetry(() =>
-        pool.query(
-          `UPDATE ${t.deliveries} SET lease_expires_at = $3
-           WHERE id = ANY($1::text[]) AND status = 'running' AND lease_owner = $2 RETURNING id`,
-          [ids, workerId, Math.floor(until)],
-        ),
-      );
-      return rows.map((r) => r.id);
-    },
     async release(workerId: string, ids: readonly string[], now: number): Promise<number> {
       if (ids.length === 0) return 0;
       const { rows } = await withRetry(() =>
@@ -81,19 +69,6 @@ export function leasesPostgres(pool: pg.Pool, t: SchemaNames) {
         ),
       );
       return rows[0]?.n ?? 0;
-    },
-    async abandon(input: CompleteInput & { error: string }): Promise<void> {
-      await withRetry(() =>
-        pool.query(
-          `WITH held AS (
-             UPDATE ${t.deliveries} SET last_error = $3, updated_at = $5
-             WHERE id = $1 AND status = 'running' AND lease_owner = $2 RETURNING id
-           )
-           UPDATE ${t.attempts} a SET error_message = $3
-           FROM held h WHERE a.delivery_id = h.id AND a.attempt = $4 AND a.outcome = 'running'`,
-          [input.deliveryId, input.workerId, input.error, input.attempt, Math.floor(input.now)],
-        ),
-      );
     },
   };
 }

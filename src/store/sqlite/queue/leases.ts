@@ -1,10 +1,4 @@
 import type Database from "better-sqlite3";
-import type { CompleteInput } from "../../queue-types.ts";
-
-const extendSql = `
-  UPDATE deliveries SET lease_expires_at = @until
-  WHERE id IN (SELECT value FROM json_each(@ids)) AND status = 'running' AND lease_owner = @workerId
-  RETURNING id`;
 
 // Claimed but never started (shutdown): back to pending as if never claimed.
 const releaseSql = `
@@ -27,59 +21,27 @@ const rescueSql = `
       last_error = 'lease expired (worker crashed or stalled)', updated_at = @now
   WHERE status = 'running' AND lease_expires_at < @now`;
 
-const abandonDeliverySql = `
-  UPDATE deliveries SET last_error = @error, updated_at = @now
-  WHERE id = @deliveryId AND status = 'running' AND lease_owner = @workerId`;
-
-const abandonAttemptSql = `
-  UPDATE attempts SET error_message = @error
-  WHERE delivery_id = @deliveryId AND attempt = @attempt AND outcome = 'running'`;
-
 /**
- * Prepares the lease operations: `extend` (heartbeat; returns the ids still held), `release`
- * (claimed but not started: uncounted) and `rescue` (leases that expired before `now` go back to
- * pending, their attempt recorded as `lease-expired`; a lease is valid through its expiry ms).
+ * Prepares the lease operations: `release` (claimed but not started: uncounted) and `rescue`
+ * (leases that expired before `now` go back to pending, their attempt recorded as
+ * `lease-expired`; a lease is valid through its expiry ms). Heartbeats and abandoned handlers
+ * are core's (core/queue-writes.ts).
  *
  * @example
  * ```ts
  * const leases = prepareLeases(db);
- * leases.extend(workerId, ["dlv_…"], now + 30_000);
+ * leases.release(workerId, ["dlv_…"], now);
  * leases.rescue(now);
  * ```
  */
 export function prepareLeases(db: Database.Database) {
-  const extend = db.prepare<[Record<string, unknown>], { id: string }>(extendSql);
   const release = db.prepare<[Record<string, unknown>], { id: string; attempt: number }>(
     releaseSql,
   );
   const dropAttempt = db.prepare(dropAttemptSql);
   const expiredAttempts = db.prepare(expiredAttemptsSql);
   const rescue = db.prepare(rescueSql);
-  const abandonDelivery = db.prepare(abandonDeliverySql);
-  const abandonAttempt = db.prepare(abandonAttemptSql);
   return {
-    /** Records an abandoned attempt (see QueueStore.markAbandoned). */
-    abandon(input: CompleteInput & { error: string }): void {
-      const at = Math.floor(input.now);
-      const held = abandonDelivery.run({
-        deliveryId: input.deliveryId,
-        workerId: input.workerId,
-        error: input.error,
-        now: at,
-      });
-      if (held.changes === 0) return;
-      abandonAttempt.run({
-        deliveryId: input.deliveryId,
-        attempt: input.attempt,
-        error: input.error,
-      });
-    },
-    extend(workerId: string, ids: readonly string[], until: number): string[] {
-      if (ids.length === 0) return [];
-      return extend
-        .all({ workerId, ids: JSON.stringify(ids), until: Math.floor(until) })
-        .map((r) => r.id);
-    },
     release(workerId: string, ids: readonly string[], now: number): number {
       if (ids.length === 0) return 0;
       const released = release.all({ workerId, ids: JSON.stringify(ids), now: Math.floor(now) });
