@@ -1,7 +1,7 @@
 import type { AdminHost } from "./admin/admin-host.ts";
 import { closeEventStreams } from "./admin/event-stream-hub.ts";
-import { createInboxMetrics } from "./admin/metrics.ts";
-import { assertStrongAdminToken } from "./admin/token-strength.ts";
+import { createInboxMetrics, storeCommitsOf } from "./admin/metrics.ts";
+import { assertAdminTokens } from "./admin/token-strength.ts";
 import { sequenceAll } from "./audit/sequencer.ts";
 import { type HookinboxConfig, resolveConfig } from "./config/index.ts";
 import { hookinboxError } from "./errors.ts";
@@ -22,8 +22,6 @@ import {
   replayStoredEvent,
 } from "./operations/replay-policy.ts";
 import { openStore } from "./store/open-store.ts";
-import type { SqliteStore } from "./store/sqlite/sqlite-store.ts";
-import type { Store } from "./store/types.ts";
 import { hookinboxTracer } from "./tracing/tracer.ts";
 
 export type { Inbox, InboxOptions } from "./inbox-types.ts";
@@ -51,14 +49,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
   );
   // A weak admin token is refused before anything opens.
   const adminToken = options.adminToken !== undefined ? options.adminToken : resolved.admin.token;
-  if (adminToken !== null) assertStrongAdminToken(adminToken);
-  const { readToken } = resolved.admin;
-  if (readToken !== null) assertStrongAdminToken(readToken);
-  if (readToken !== null && readToken === adminToken)
-    throw hookinboxError(
-      "HOOKINBOX_CONFIG_INVALID",
-      "admin.readToken must differ from admin.token",
-    );
+  assertAdminTokens(adminToken, resolved.admin.readToken);
   const logger = options.logger ?? silentLogger();
   const store =
     options.store ??
@@ -76,9 +67,7 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
   const migrated = store
     .migrate()
     .then(() => store.ensureDestinations([...resolved.destinations.keys()]));
-  migrated.catch(() => {
-    // Surfaced by ready() and as 503s; never an unhandled rejection.
-  });
+  migrated.catch(() => undefined); // Surfaced by ready() and as 503s, never unhandled.
   const workers = inboxWorkers({
     store,
     config: resolved,
@@ -201,10 +190,4 @@ export function createInbox(config: HookinboxConfig, options: InboxOptions = {})
     },
   };
   return inbox;
-}
-
-/** The SQLite store's commit counter (what `hookinbox_store_commits_total` reports), else none. */
-function storeCommitsOf(store: Store): (() => number) | undefined {
-  const stats = (store as Partial<SqliteStore>).stats;
-  return store.kind === "sqlite" && stats ? () => stats.call(store).commits : undefined;
 }

@@ -2,6 +2,8 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { IngestMetrics } from "../ingest/ingest-metrics.ts";
 import type { WorkerMetrics } from "../queue/worker-metrics.ts";
 import type { QueueGauges } from "../store/queue-types.ts";
+import type { SqliteStore } from "../store/sqlite/sqlite-store.ts";
+import type { Store } from "../store/types.ts";
 
 /** The metrics of one inbox: a private prom-client registry plus the store's own figures. */
 export interface InboxMetrics extends IngestMetrics, WorkerMetrics {
@@ -189,4 +191,17 @@ export function createInboxMetrics(
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
   };
+}
+
+/**
+ * The SQLite store's commit counter (what `hookinbox_store_commits_total` reports), else none.
+ *
+ * @example
+ * ```ts
+ * const metrics = createInboxMetrics(() => store.queueGauges(), Date.now, storeCommitsOf(store));
+ * ```
+ */
+export function storeCommitsOf(store: Store): (() => number) | undefined {
+  const stats = (store as Partial<SqliteStore>).stats;
+  return store.kind === "sqlite" && stats ? () => stats.call(store).commits : undefined;
 }

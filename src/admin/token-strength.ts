@@ -29,3 +29,23 @@ export function assertStrongAdminToken(token: string): void {
     `${what}; generate one with: openssl rand -hex 32 (set it as HOOKINBOX_ADMIN_TOKEN or admin.token)`,
   );
 }
+
+/**
+ * Refuses, at boot, a weak admin token or read-only token (`HOOKINBOX_ADMIN_TOKEN_WEAK`) and a
+ * read-only token equal to the admin token (`HOOKINBOX_CONFIG_INVALID`: it would grant writes).
+ *
+ * @example
+ * ```ts
+ * assertAdminTokens(process.env.HOOKINBOX_ADMIN_TOKEN ?? null, config.admin.readToken);
+ * ```
+ */
+export function assertAdminTokens(adminToken: string | null, readToken: string | null): void {
+  if (adminToken !== null) assertStrongAdminToken(adminToken);
+  if (readToken === null) return;
+  assertStrongAdminToken(readToken);
+  if (readToken === adminToken)
+    throw hookinboxError(
+      "HOOKINBOX_CONFIG_INVALID",
+      "admin.readToken must differ from admin.token",
+    );
+}
