@@ -1,19 +1,19 @@
 import { eventIdFloor } from "../admin/event-range.ts";
-import { streamLookbackMs } from "../admin/event-stream-hub.ts";
+import { type StreamedEvent, streamLookbackMs } from "../admin/event-stream-hub.ts";
 import { type ErrorCode, errorCodes, type HookinboxError, hookinboxError } from "../errors.ts";
 import { idTime } from "../ids.ts";
 import { readSse } from "./listen-sse.ts";
 
-/** An event as the gateway's stream (and `GET /api/events/{id}`) carries it. */
-export interface ListenedEvent {
-  readonly id: string;
-  readonly source: string;
-  readonly type: string | null;
-  readonly receivedAt: string;
-  readonly headers: ReadonlyArray<readonly [string, string]>;
-  /** The raw body, base64. */
-  readonly body: string;
-}
+/**
+ * An event as the gateway's stream (and `GET /api/events/{id}`) carries it: the stream's own
+ * shape, without the purge time `listen` does not use.
+ *
+ * @example
+ * ```ts
+ * const event = JSON.parse(message.data) as ListenedEvent;
+ * ```
+ */
+export type ListenedEvent = Omit<StreamedEvent, "purgedAt">;
 
 /** Where to read and with which token. */
 export interface GatewayAccess {
