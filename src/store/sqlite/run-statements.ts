@@ -14,14 +14,10 @@ import type { SqlResult, SqlStatement } from "../core/sql-template.ts";
  * ```
  */
 export function prepareRunStatements(db: Database.Database) {
-  const prepared = new Map<string, Database.Statement>();
+  const prepare = statementCache(db);
   return (statements: readonly SqlStatement[]): SqlResult<unknown>[] =>
     statements.map((statement) => {
-      let query = prepared.get(statement.text);
-      if (!query) {
-        query = db.prepare(statement.text);
-        prepared.set(statement.text, query);
-      }
+      const query = prepare(statement.text);
       // Bytes come from the writer thread as plain Uint8Arrays; better-sqlite3 binds Buffers.
       const params = statement.params.map((value) =>
         value instanceof Uint8Array && !Buffer.isBuffer(value)
@@ -34,4 +30,33 @@ export function prepareRunStatements(db: Database.Database) {
       }
       return { rows: [], rowCount: query.run(...params).changes };
     });
+}
+
+/**
+ * Prepares the read primitive core's Store reads run on (core/store-reads.ts): a statement,
+ * prepared once per text on the reading connection, and its rows.
+ *
+ * @example
+ * ```ts
+ * const rows = prepareRows(db);
+ * rows({ text: "SELECT id FROM events WHERE source = ?", params: ["stripe"] });
+ * ```
+ */
+export function prepareRows(db: Database.Database) {
+  const prepare = statementCache(db);
+  return <Row>(statement: SqlStatement): Row[] =>
+    prepare(statement.text).all(...statement.params) as Row[];
+}
+
+/** `db.prepare`, once per statement text for the life of the connection. */
+function statementCache(db: Database.Database): (text: string) => Database.Statement {
+  const prepared = new Map<string, Database.Statement>();
+  return (text) => {
+    let query = prepared.get(text);
+    if (!query) {
+      query = db.prepare(text);
+      prepared.set(text, query);
+    }
+    return query;
+  };
 }

@@ -5,7 +5,6 @@ import { storeWrites } from "../core/core-writes.ts";
 import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
 import { replayInBatches } from "../core/replay.ts";
-import type { SqlStatement } from "../core/sql-template.ts";
 import type { CompleteInput, TransactionClient } from "../queue-types.ts";
 import type {
   AcceptInput,
@@ -20,6 +19,7 @@ import { prepareEventIdsByDedupKey } from "./dashboard-reads.ts";
 import { type CommitInfo, GroupCommit } from "./group-commit.ts";
 import { openConnection } from "./open-connection.ts";
 import { prepareReplay } from "./replay.ts";
+import { prepareRows } from "./run-statements.ts";
 import { asHandlerWork, isHandlerError, storeUnavailable } from "./sqlite-errors.ts";
 import { startThreadWriter } from "./thread-writer.ts";
 import type { WriteOp, WriteOps } from "./write-ops.ts";
@@ -422,22 +422,6 @@ interface ReadOperations {
   eventIdsByDedupKey: ReturnType<typeof prepareEventIdsByDedupKey>;
   audit: ReturnType<typeof prepareAuditReads>;
   rows: ReturnType<typeof prepareRows>;
-}
-
-/**
- * The read primitive core's Store reads run on (core/store-reads.ts): a statement, prepared once
- * per text on the reading connection, and its rows.
- */
-function prepareRows(db: Database.Database) {
-  const prepared = new Map<string, Database.Statement>();
-  return <Row>(statement: SqlStatement): Row[] => {
-    let query = prepared.get(statement.text);
-    if (!query) {
-      query = db.prepare(statement.text);
-      prepared.set(statement.text, query);
-    }
-    return query.all(...statement.params) as Row[];
-  };
 }
 
 /**
