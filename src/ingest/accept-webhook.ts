@@ -12,7 +12,12 @@ import type { SignedRequest } from "../providers/types.ts";
 import type { AcceptResult, EventIdentity, Store } from "../store/types.ts";
 import { type ReceiveTrace, traceReceive } from "../tracing/receive-span.ts";
 import { withAcceptedEvents } from "./accepted-events.ts";
-import { readHeaders, rejectedHeaderNames, watchHeaderReads } from "./headers.ts";
+import {
+  type RequestHeaders,
+  readHeaders,
+  rejectedHeaderNames,
+  watchHeaderReads,
+} from "./headers.ts";
 import { identify } from "./identify.ts";
 import type { IngestMetrics } from "./ingest-metrics.ts";
 import { type AddressList, clientAddress } from "./ip-allow.ts";
@@ -87,25 +92,30 @@ export function acceptWebhook(
   request: InboxRequest,
 ): Promise<InboxResponse> {
   const { tracer } = context;
-  if (!tracer) return acceptRequest(context, sourceName, request, undefined);
+  if (!tracer) return acceptRequest(context, sourceName, request);
+  const headers = readHeaders(request.headers);
   const receive = {
     method: request.method,
     url: request.url,
     bodySize: request.body.byteLength,
-    traceparent: readHeaders(request.headers).get("traceparent"),
+    traceparent: headers.get("traceparent"),
   };
   return traceReceive(tracer, sourceName, receive, (trace) =>
-    acceptRequest(context, sourceName, request, trace),
+    acceptRequest(context, sourceName, request, { trace, headers }),
   );
 }
 
-/** acceptWebhook's work, telling `trace` (when traced) each step and the outcome. */
+/**
+ * acceptWebhook's work, telling `traced.trace` each step and the outcome when traced (with the
+ * headers the trace already read).
+ */
 async function acceptRequest(
   context: IngestContext,
   sourceName: string,
   request: InboxRequest,
-  trace: ReceiveTrace | undefined,
+  traced?: { readonly trace: ReceiveTrace; readonly headers: RequestHeaders },
 ): Promise<InboxResponse> {
+  const trace = traced?.trace;
   const started = performance.now();
   const receivedAt = context.now();
   const source = context.sources.get(sourceName);
@@ -130,7 +140,7 @@ async function acceptRequest(
     log({ outcome: "rejected", status: 404, code: "HOOKINBOX_SOURCE_NOT_FOUND" });
     return failure(hookinboxError("HOOKINBOX_SOURCE_NOT_FOUND", sourceName));
   }
-  const headers = readHeaders(request.headers);
+  const headers = traced?.headers ?? readHeaders(request.headers);
   const remoteAddress = clientAddress(
     request.remoteAddress ?? null,
     headers.get("x-forwarded-for"),

@@ -30,13 +30,22 @@ const failedOutcomes = new Set(["retry", "dead", "lease-lost", "abandoned"]);
  *   () => runDelivery(ctx, claimed, signal));
  * ```
  */
-export async function traceAttempt<O extends string>(
+export function traceAttempt<O extends string>(
   tracer: Tracer | undefined,
   delivery: ClaimedDelivery,
   attempt: { readonly claimedAt: number; readonly kind: "handler" | "forward" },
   run: () => Promise<O>,
 ): Promise<O> {
-  if (!tracer) return run();
+  // Untraced: `run`'s own promise, with no async wrapper around it on every attempt.
+  return tracer ? tracedAttempt(tracer, delivery, attempt, run) : run();
+}
+
+async function tracedAttempt<O extends string>(
+  tracer: Tracer,
+  delivery: ClaimedDelivery,
+  attempt: { readonly claimedAt: number; readonly kind: "handler" | "forward" },
+  run: () => Promise<O>,
+): Promise<O> {
   const stored = parseTraceparent(delivery.traceparent);
   const replay = delivery.isReplay;
   const parent = stored && !replay ? trace.setSpanContext(ROOT_CONTEXT, stored) : ROOT_CONTEXT;
