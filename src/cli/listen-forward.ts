@@ -1,5 +1,5 @@
 import type { ResolvedSecret } from "../config/secrets.ts";
-import { forwardHeaders } from "../forward/forwarded-headers.ts";
+import { connectionHeaders, forwardHeaders } from "../forward/forwarded-headers.ts";
 import { storedHops } from "../forward/hops.ts";
 import { signStandardWebhook, stableDeliveryId } from "../forward/sign.ts";
 import type { ListenedEvent } from "./listen-follow.ts";
@@ -30,21 +30,6 @@ export interface LocalResult {
  */
 export const listenDestination = "listen";
 
-// Headers that describe the original connection, not the message: fetch sets its own.
-const hopByHop = new Set([
-  "host",
-  "connection",
-  "content-length",
-  "transfer-encoding",
-  "keep-alive",
-  "upgrade",
-  "te",
-  "trailer",
-  "expect",
-  "proxy-connection",
-  "http2-settings",
-]);
-
 /**
  * The headers of one local request: as the gateway forwards (`forwardHeaders`, signed by
  * `signStandardWebhook` with the given secret, one more hop) or the provider's own, unchanged.
@@ -63,7 +48,7 @@ export function localHeaders(
 ): Array<[string, string]> {
   if (signing.kind === "provider")
     return event.headers
-      .filter(([name]) => !hopByHop.has(name.toLowerCase()))
+      .filter(([name]) => !connectionHeaders.has(name.toLowerCase()))
       .map(([name, value]) => [name, value]);
   const id = stableDeliveryId(event.id, listenDestination);
   const signature =

@@ -3,6 +3,30 @@ import type { ClaimedDelivery } from "../store/queue-types.ts";
 import { activeTraceparent } from "../tracing/traceparent.ts";
 
 /**
+ * Headers that describe one HTTP connection, not the message (framing, hop-by-hop): the client
+ * that sends a request owns them. A transform may not set them, and `hookinbox listen
+ * --provider-headers` drops them from the provider's original headers.
+ *
+ * @example
+ * ```ts
+ * connectionHeaders.has("content-length"); // true
+ * ```
+ */
+export const connectionHeaders: ReadonlySet<string> = new Set([
+  "host",
+  "connection",
+  "content-length",
+  "transfer-encoding",
+  "keep-alive",
+  "upgrade",
+  "te",
+  "trailer",
+  "expect",
+  "proxy-connection",
+  "http2-settings",
+]);
+
+/**
  * True for an original header that hookinbox never forwards on its own, though a provider sends
  * it: the `webhook-*`/`svix-*` headers, which hookinbox's own Standard Webhooks signature replaces
  * (a destination verifies a Standard Webhooks, Clerk or Resend event with its own secret), and

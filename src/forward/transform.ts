@@ -1,5 +1,6 @@
 import { parseDuration } from "../config/units.ts";
 import { hookinboxError, isHookinboxError } from "../errors.ts";
+import { connectionHeaders } from "./forwarded-headers.ts";
 
 /**
  * What a transform sees of an event: a frozen deep copy (changing it throws in strict code and
@@ -67,17 +68,6 @@ export const defaultTransformTimeoutMs = 1000;
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
 const headerToken = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
-/** Framing headers the HTTP client owns: a transform setting them would corrupt the request. */
-const refusedHeaders = new Set([
-  "content-length",
-  "transfer-encoding",
-  "host",
-  "connection",
-  "keep-alive",
-  "upgrade",
-  "te",
-  "trailer",
-]);
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
@@ -147,7 +137,7 @@ function outputToRequest(
     for (const [name, value] of Object.entries(headers)) {
       const key = name.toLowerCase();
       if (!headerToken.test(key)) invalid(where, `returned a header name that is not a token`);
-      if (refusedHeaders.has(key)) invalid(where, `may not set the ${key} header`);
+      if (connectionHeaders.has(key)) invalid(where, `may not set the ${key} header`);
       if (typeof value !== "string" || /[\r\n\0]/.test(value))
         invalid(where, `returned header ${key} whose value is not a one-line string`);
       nextHeaders[key] = value;
