@@ -9,6 +9,7 @@ export type CoreTable =
   | "events"
   | "deliveries"
   | "attempts"
+  | "applied_versions"
   | "effects"
   | "destinations"
   | "receipts"

@@ -4,12 +4,11 @@ import { destinationColumns, toDestinationState } from "../core/views.ts";
 import type { DestinationState, DestinationStateRow } from "../forward-types.ts";
 import { recordAlertsIn } from "./alert-outbox.ts";
 import { withRetry, withTransaction } from "./connection.ts";
-import { unclaimSql } from "./queue/leases.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
 /**
  * The destination operations on PostgreSQL that change deliveries too (see DestinationStore):
- * state changes, closing a circuit, waking and deferring deliveries; each is one statement, so
+ * state changes, closing a circuit, waking deliveries; each is one statement, so
  * every process sharing the schema sees one state and one circuit per destination (the rate
  * window and breaker counters are core's: core/circuit-writes.ts). Table names are qualified with the store's schema (`schemaNames`). `notify` wakes
  * the workers of every process when a closing circuit made deliveries due.
@@ -100,23 +99,6 @@ export function destinationsPostgres(
       const woken: number = rows[0]?.n ?? 0;
       if (woken > 0) await notify().catch(() => undefined);
       return woken;
-    },
-    async deferDeliveries(
-      workerId: string,
-      ids: readonly string[],
-      runAt: number,
-      now: number,
-      circuit = false,
-    ): Promise<number> {
-      if (ids.length === 0) return 0;
-      const rows = await query(unclaimSql(t, true), [
-        ids,
-        workerId,
-        Math.floor(runAt),
-        Math.floor(now),
-        circuit,
-      ]);
-      return rows[0]?.n ?? 0;
     },
   };
 }

@@ -3,6 +3,7 @@ import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
 import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
+import { storeClaims } from "../core/queue-claim.ts";
 import type { Store } from "../types.ts";
 import { acceptPostgres } from "./accept.ts";
 import { alertOutboxPostgres } from "./alert-outbox.ts";
@@ -22,11 +23,10 @@ import { migratePostgres } from "./migrate.ts";
 import { maintainPartitionsPostgres } from "./partitions.ts";
 import { pingPostgres } from "./ping.ts";
 import { purgePayloadsPostgres } from "./purge-payloads.ts";
-import { claimPostgres } from "./queue/claim-deliveries.ts";
+import { runClaimPlan } from "./queue/claim-plan.ts";
 import { completeBatchPostgres } from "./queue/complete-batch.ts";
 import { completePostgres } from "./queue/complete-delivery.ts";
 import { failPostgres } from "./queue/fail-delivery.ts";
-import { leasesPostgres } from "./queue/leases.ts";
 import { retryPostgres } from "./queue/retry-delivery.ts";
 import { recordRejectionPostgres } from "./rejections.ts";
 import { replayPostgres } from "./replay.ts";
@@ -84,7 +84,6 @@ export function openPostgresStore(
   });
   const effects = effectsPostgres(pool, t);
   const replay = replayPostgres(pool, t, notify);
-  const leases = leasesPostgres(pool, t);
   const destinations = destinationsPostgres(pool, t, notify);
   const audit = auditPostgres(pool, t);
   const outbox = alertOutboxPostgres(pool, t);
@@ -165,15 +164,12 @@ export function openPostgresStore(
       return () => listeners.delete(listener);
     },
 
-    claimDeliveries: (input) => run(() => healSchema(() => claimPostgres(pool, t, input))),
     completeDelivery: (input, work) =>
       run(() => (work ? completePostgres(pool, t, input, "done", work) : completeBatch(input))),
     failDelivery: (input) => run(() => failPostgres(pool, t, withStoredError(input))),
     markStale: async (input) => {
       await run(() => completePostgres(pool, t, input, "stale"));
     },
-    releaseDeliveries: (workerId, ids, now) => run(() => leases.release(workerId, ids, now)),
-    rescueExpiredLeases: (now) => run(() => leases.rescue(now)),
     retryDelivery: (id, now) =>
       run(() => retryPostgres(pool, t, id, now, notify, core.deliveryById)),
     replayEvent: (input) =>
@@ -197,6 +193,16 @@ export function openPostgresStore(
     auditSubtrees: (ids) => run(() => audit.auditSubtrees(ids)),
     purgePayloads: (input) => run(() => purgePayloadsPostgres(pool, t, input)),
     ...life.guard(core, []),
+    // Claims and lease hand-backs are core's (core/queue-claim.ts); a claim heals the schema.
+    ...life.guard(
+      storeClaims({
+        dialect: "postgres",
+        table: (name) => t[name],
+        execute: (statements) => runStatementsPostgres(pool, statements),
+        runClaimPlan: (plan) => healSchema(() => runClaimPlan(pool, plan)),
+      }),
+      [],
+    ),
     ...life.guard(
       storeWrites({
         dialect: "postgres",
@@ -212,7 +218,5 @@ export function openPostgresStore(
       run(() => destinations.closeCircuit(name, openUntil, now)),
     wakeCircuitWaiting: (name, now, limit) =>
       run(() => destinations.wakeCircuitWaiting(name, now, limit)),
-    deferDeliveries: (workerId, ids, runAt, now, circuit) =>
-      run(() => destinations.deferDeliveries(workerId, ids, runAt, now, circuit)),
   };
 }

@@ -8,7 +8,7 @@ import type { AttemptResponse, DestinationState, DestinationStateRow } from "../
 
 /**
  * Prepares the destination writes that change deliveries too, each run inside the caller's
- * (group) transaction: state changes, closing a circuit, waking and deferring deliveries, and
+ * (group) transaction: state changes, closing a circuit, waking deliveries, and
  * the attempt's response record (the rate window and breaker counters are core's:
  * core/circuit-writes.ts).
  *
@@ -53,20 +53,6 @@ export function prepareDestinationWrites(db: Database.Database) {
                   WHERE target = @name AND status = 'pending' AND circuit_wait = 1 AND run_at > @now
                   ORDER BY run_at LIMIT @limit)`,
   );
-  // Postponed by the breaker: marked to wait for the circuit, unless a close committed since the
-  // caller looked (then due now, unmarked, as the close would have made it).
-  const circuitOpen = `EXISTS (SELECT 1 FROM destinations x
-                       WHERE x.name = deliveries.target AND x.open_until IS NOT NULL)`;
-  const defer = db.prepare<[Record<string, unknown>], { id: string; attempt: number }>(
-    `UPDATE deliveries
-     SET status = 'pending', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
-         updated_at = @now,
-         run_at = CASE WHEN @circuit = 1 AND NOT (${circuitOpen}) THEN @now ELSE @runAt END,
-         circuit_wait = @circuit = 1 AND (${circuitOpen})
-     WHERE id IN (SELECT value FROM json_each(@ids)) AND status = 'running' AND lease_owner = @workerId
-     RETURNING id, attempts + 1 AS attempt`,
-  );
-  const dropAttempt = db.prepare("DELETE FROM attempts WHERE delivery_id = ? AND attempt = ?");
   const response = db.prepare(
     `UPDATE attempts SET response_status = @status, response_headers = @headers, response_body = @body,
        latency_ms = @latencyMs, error_class = @errorClass, request_bytes = @requestBytes,
@@ -96,24 +82,6 @@ export function prepareDestinationWrites(db: Database.Database) {
     wakeCircuitWaiting(name: string, now: number, limit: number): number {
       if (limit <= 0) return 0;
       return wakeSome.run({ name, now: Math.floor(now), limit }).changes;
-    },
-    deferDeliveries(
-      workerId: string,
-      ids: readonly string[],
-      runAt: number,
-      now: number,
-      circuit = false,
-    ): number {
-      if (ids.length === 0) return 0;
-      const rows = defer.all({
-        workerId,
-        ids: JSON.stringify(ids),
-        runAt: Math.floor(runAt),
-        now: Math.floor(now),
-        circuit: circuit ? 1 : 0,
-      });
-      for (const row of rows) dropAttempt.run(row.id, row.attempt);
-      return rows.length;
     },
     recordAttemptResponse(deliveryId: string, attempt: number, r: AttemptResponse): void {
       response.run({

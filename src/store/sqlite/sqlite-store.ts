@@ -4,6 +4,7 @@ import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
 import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
+import { storeClaims } from "../core/queue-claim.ts";
 import { replayInBatches } from "../core/replay.ts";
 import type { CompleteInput, TransactionClient } from "../queue-types.ts";
 import type {
@@ -303,7 +304,13 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     // ---- processing (src/store/queue-types.ts) ----
 
-    claimDeliveries: (input) => write("claim", input),
+    // Claims and lease hand-backs are core's (core/queue-claim.ts); a claim runs in the writer.
+    ...storeClaims({
+      dialect: "sqlite",
+      table: (name) => name,
+      execute: (statements) => write("statements", statements),
+      runClaimPlan: (plan) => write("claimPlan", plan),
+    }),
 
     async completeDelivery<T>(input: CompleteInput, work?: (tx: TransactionClient) => Promise<T>) {
       if (!work) {
@@ -320,9 +327,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     async markStale(input) {
       await write("complete", input, "stale");
     },
-
-    releaseDeliveries: (workerId, ids, at) => write("releaseDeliveries", workerId, ids, at),
-    rescueExpiredLeases: (at) => write("rescue", at),
 
     async retryDelivery(id, at) {
       const found = await write("retry", id, at);
@@ -366,8 +370,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       write("setDestinationState", name, state, reason, at, alert),
     closeCircuit: (name, openUntil, at) => write("closeCircuit", name, openUntil, at),
     wakeCircuitWaiting: (name, at, limit) => write("wakeCircuitWaiting", name, at, limit),
-    deferDeliveries: (workerId, ids, runAt, at, circuit) =>
-      write("deferDeliveries", workerId, ids, runAt, at, circuit),
 
     async ping(): Promise<void> {
       await write("ping");

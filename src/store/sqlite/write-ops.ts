@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { AlertRecord } from "../alert-types.ts";
+import type { SqliteClaimPlan } from "../core/claim-plan.ts";
 import { effectHeldAlert } from "../core/effects.ts";
 import type { ReplayPair } from "../core/replay.ts";
 import type { DestinationState } from "../forward-types.ts";
@@ -12,10 +13,9 @@ import { prepareEffects } from "./effects.ts";
 import type { GroupCommit } from "./group-commit.ts";
 import { preparePing } from "./ping.ts";
 import { prepareSqlitePurge } from "./purge-payloads.ts";
-import { prepareClaimDeliveries } from "./queue/claim-deliveries.ts";
+import { runClaimPlan } from "./queue/claim-plan.ts";
 import { prepareCompleteDelivery } from "./queue/complete-delivery.ts";
 import { prepareFailDelivery } from "./queue/fail-delivery.ts";
-import { prepareLeases } from "./queue/leases.ts";
 import { prepareRetryDelivery } from "./queue/retry-delivery.ts";
 import { prepareRecordRejection } from "./rejections.ts";
 import { prepareReplay, type ReplayableEvent } from "./replay.ts";
@@ -42,10 +42,8 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
   const retentionStep = prepareRetentionStep(db, log);
   const recordRejection = prepareRecordRejection(db);
   const ping = preparePing(db, now);
-  const claim = prepareClaimDeliveries(db);
   const complete = prepareCompleteDelivery(db);
   const fail = prepareFailDelivery(db);
-  const leases = prepareLeases(db);
   const retry = prepareRetryDelivery(db);
   const replay = prepareReplay(db);
   const effects = prepareEffects(db);
@@ -77,12 +75,11 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
     retentionStep,
     recordRejection,
     ping,
-    claim,
+    /** A claim core planned (core/claim-plan.ts), run in this transaction. */
+    claimPlan: (plan: SqliteClaimPlan) => runClaimPlan(db, plan),
     complete: (input: CompleteInput, status: "done" | "stale") =>
       withResponse(input, () => complete(input, status)),
     fail: (input: FailInput) => withResponse(input, () => fail(input)),
-    releaseDeliveries: leases.release,
-    rescue: leases.rescue,
     retry,
     replayOne: replay.one,
     /** Replays a page's (event, target) pairs; returns the deliveries created. */

@@ -7,7 +7,7 @@
 // 2. Every transaction that can change "who may run next" for a (target, ordering key) holds a
 //    transaction-scoped advisory lock on that key (`keyLockSql`) BEFORE the statement that reads
 //    the key's deliveries: claimers TRY it and skip the key when another transaction holds it
-//    (claim-deliveries.ts), completions and failures WAIT for it (end-attempt.ts). A completion
+//    (core/claim-plan.ts), completions and failures WAIT for it (end-attempt.ts). A completion
 //    or failure waits for several keys (a batch) in lock-id order, so two of them never wait for
 //    each other in a cycle; claimers only try, so they never wait at all.
 // 3. The lock is taken in one statement and the key is read in the next, inside the same
@@ -38,17 +38,8 @@
 import { inKeyQueueSql } from "../../core/queue-rules.ts";
 import type { SchemaNames } from "../schema-names.ts";
 
-/**
- * The advisory lock id of a (target, ordering key), as SQL over two text expressions.
- *
- * @example
- * ```ts
- * const sql = `SELECT pg_advisory_xact_lock(${keyLockId("d.target", "d.ordering_key")})`;
- * ```
- */
-export function keyLockId(target: string, orderingKey: string): string {
-  return `hashtextextended(${target} || chr(31) || ${orderingKey}, 7031)`;
-}
+// The key lock id is core's, which writes the claim's statements (core/claim-plan.ts).
+export { keyLockId } from "../../core/claim-plan.ts";
 
 /**
  * The advisory lock id of an event (rule 6), as SQL over a text expression: the key locks' one
