@@ -1,9 +1,9 @@
 import type { Logger } from "../../log.ts";
 import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
-import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
 import { storeClaims } from "../core/queue-claim.ts";
+import { storeSettles } from "../core/queue-settle.ts";
 import type { Store } from "../types.ts";
 import { acceptPostgres } from "./accept.ts";
 import { alertOutboxPostgres } from "./alert-outbox.ts";
@@ -24,10 +24,7 @@ import { maintainPartitionsPostgres } from "./partitions.ts";
 import { pingPostgres } from "./ping.ts";
 import { purgePayloadsPostgres } from "./purge-payloads.ts";
 import { runClaimPlan } from "./queue/claim-plan.ts";
-import { completeBatchPostgres } from "./queue/complete-batch.ts";
-import { completePostgres } from "./queue/complete-delivery.ts";
-import { failPostgres } from "./queue/fail-delivery.ts";
-import { retryPostgres } from "./queue/retry-delivery.ts";
+import { runEndPlans, runEndPlanWith } from "./queue/end-plan.ts";
 import { recordRejectionPostgres } from "./rejections.ts";
 import { replayPostgres } from "./replay.ts";
 import { retentionStepPostgres } from "./retention-step.ts";
@@ -89,7 +86,7 @@ export function openPostgresStore(
   const outbox = alertOutboxPostgres(pool, t);
   /** Refuses work once closed, and tracks it so close() waits for it. */
   const run = <T>(work: () => Promise<T>): Promise<T> => life.run(work);
-  const completeBatch = completeBatchPostgres(pool, t);
+  const endPlans = runEndPlans(pool, t);
 
   /** Migrates over the direct URL when there is one (DDL never sits behind a pooler's limits). */
   const migrateNow = async () => {
@@ -164,14 +161,18 @@ export function openPostgresStore(
       return () => listeners.delete(listener);
     },
 
-    completeDelivery: (input, work) =>
-      run(() => (work ? completePostgres(pool, t, input, "done", work) : completeBatch(input))),
-    failDelivery: (input) => run(() => failPostgres(pool, t, withStoredError(input))),
-    markStale: async (input) => {
-      await run(() => completePostgres(pool, t, input, "stale"));
-    },
-    retryDelivery: (id, now) =>
-      run(() => retryPostgres(pool, t, id, now, notify, core.deliveryById)),
+    ...life.guard(
+      storeSettles({
+        dialect: "postgres",
+        table: (name) => t[name],
+        execute: (statements) => runStatementsPostgres(pool, statements),
+        runEndPlans: endPlans,
+        runEndPlanWith: (plan, work) => runEndPlanWith(pool, t, plan, work),
+        wake: notify,
+        deliveryById: core.deliveryById,
+      }),
+      [],
+    ),
     replayEvent: (input) =>
       run(async () => {
         const ids = await replay.one(input.eventId, input.targets, input.now);

@@ -2,11 +2,10 @@ import type Database from "better-sqlite3";
 import { HookinboxError, hookinboxError } from "../../errors.ts";
 import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
-import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
 import { storeClaims } from "../core/queue-claim.ts";
+import { storeSettles } from "../core/queue-settle.ts";
 import { replayInBatches } from "../core/replay.ts";
-import type { CompleteInput, TransactionClient } from "../queue-types.ts";
 import type {
   AcceptInput,
   AcceptResult,
@@ -312,26 +311,17 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       runClaimPlan: (plan) => write("claimPlan", plan),
     }),
 
-    async completeDelivery<T>(input: CompleteInput, work?: (tx: TransactionClient) => Promise<T>) {
-      if (!work) {
-        await write("completeDone", input);
-        return undefined;
-      }
-      // The handler's SQL and the delivery's completion commit together or not at all.
-      const w = await currentWriter();
-      return mapErrors(w.exclusive(input, asHandlerWork(work)));
-    },
-
-    failDelivery: (input) => write("fail", withStoredError(input)),
-
-    async markStale(input) {
-      await write("complete", input, "stale");
-    },
-
-    async retryDelivery(id, at) {
-      const found = await write("retry", id, at);
-      return found ? core.deliveryById(id) : null;
-    },
+    ...storeSettles({
+      dialect: "sqlite",
+      table: (name) => name,
+      execute: (statements) => write("statements", statements),
+      runEndPlans: (plans) => write("endPlans", plans),
+      // The handler's SQL and the delivery's end commit together or not at all.
+      runEndPlanWith: async (plan, work) =>
+        mapErrors((await currentWriter()).exclusive(plan, asHandlerWork(work))),
+      wake: async () => undefined,
+      deliveryById: core.deliveryById,
+    }),
 
     async replayEvent(input) {
       const ids = await write("replayOne", input.eventId, input.targets, input.now);

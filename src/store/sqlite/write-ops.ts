@@ -1,10 +1,12 @@
 import type Database from "better-sqlite3";
+import { hookinboxError } from "../../errors.ts";
 import type { AlertRecord } from "../alert-types.ts";
 import type { SqliteClaimPlan } from "../core/claim-plan.ts";
 import { effectHeldAlert } from "../core/effects.ts";
+import type { EndPlan } from "../core/end-plan.ts";
 import type { ReplayPair } from "../core/replay.ts";
 import type { DestinationState } from "../forward-types.ts";
-import type { CompleteInput, EffectClaimInput, FailInput } from "../queue-types.ts";
+import type { EffectClaimInput } from "../queue-types.ts";
 import { prepareAccept } from "./accept.ts";
 import { prepareAlertOutbox } from "./alert-outbox.ts";
 import { prepareAuditAppend } from "./audit.ts";
@@ -14,9 +16,7 @@ import type { GroupCommit } from "./group-commit.ts";
 import { preparePing } from "./ping.ts";
 import { prepareSqlitePurge } from "./purge-payloads.ts";
 import { runClaimPlan } from "./queue/claim-plan.ts";
-import { prepareCompleteDelivery } from "./queue/complete-delivery.ts";
-import { prepareFailDelivery } from "./queue/fail-delivery.ts";
-import { prepareRetryDelivery } from "./queue/retry-delivery.ts";
+import { runEndPlans } from "./queue/end-plan.ts";
 import { prepareRecordRejection } from "./rejections.ts";
 import { prepareReplay, type ReplayableEvent } from "./replay.ts";
 import { prepareRetentionStep } from "./retention-step.ts";
@@ -42,20 +42,21 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
   const retentionStep = prepareRetentionStep(db, log);
   const recordRejection = prepareRecordRejection(db);
   const ping = preparePing(db, now);
-  const complete = prepareCompleteDelivery(db);
-  const fail = prepareFailDelivery(db);
-  const retry = prepareRetryDelivery(db);
+  const endPlans = runEndPlans(db);
   const replay = prepareReplay(db);
   const effects = prepareEffects(db);
   const statements = prepareRunStatements(db);
   const outbox = prepareAlertOutbox(db);
   const { recordAttemptResponse, ...destinations } = prepareDestinationWrites(db);
   // What the destination answered, stored in the same transaction as the attempt's end.
-  const withResponse = <T>(input: CompleteInput, end: () => T): T => {
-    const result = end();
-    if (input.response) recordAttemptResponse(input.deliveryId, input.attempt, input.response);
-    return result;
-  };
+  const end = (plans: readonly EndPlan[]): boolean[] =>
+    endPlans(plans).map((ended, i) => {
+      const plan = plans[i];
+      if (ended && plan?.response) {
+        recordAttemptResponse(plan.deliveryId, plan.attempt, plan.response);
+      }
+      return ended;
+    });
   return {
     ...destinations,
     /** Sets the state and, when it was set, records `alert` in the same transaction. */
@@ -77,10 +78,8 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
     ping,
     /** A claim core planned (core/claim-plan.ts), run in this transaction. */
     claimPlan: (plan: SqliteClaimPlan) => runClaimPlan(db, plan),
-    complete: (input: CompleteInput, status: "done" | "stale") =>
-      withResponse(input, () => complete(input, status)),
-    fail: (input: FailInput) => withResponse(input, () => fail(input)),
-    retry,
+    /** End plans core computed (core/end-plan.ts): whether each one's lease was held. */
+    endPlans: end,
     replayOne: replay.one,
     /** Replays a page's (event, target) pairs; returns the deliveries created. */
     replayPage: (pairs: ReadonlyArray<ReplayPair<ReplayableEvent>>, at: number) =>
@@ -101,7 +100,10 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
     recordAlerts: outbox.record,
     /** Statements core wrote (core/write-driver.ts), run in this transaction. */
     statements,
-    completeDone: (input: CompleteInput) => withResponse(input, () => complete(input, "done")),
+    /** One end plan, in a handler's exclusive transaction: HOOKINBOX_LEASE_LOST when not held. */
+    endHeld(plan: EndPlan): void {
+      if (!end([plan])[0]) throw hookinboxError("HOOKINBOX_LEASE_LOST", plan.deliveryId);
+    },
   };
 }
 

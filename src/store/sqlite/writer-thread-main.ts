@@ -2,7 +2,7 @@
 // operations; the main thread sends named operations and gets plain-data results back.
 import { parentPort, workerData } from "node:worker_threads";
 import { HookinboxError } from "../../errors.ts";
-import type { CompleteInput } from "../queue-types.ts";
+import type { EndPlan } from "../core/end-plan.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { migrateSqlite } from "./migrate.ts";
 import { openConnection } from "./open-connection.ts";
@@ -13,7 +13,7 @@ import { prepareWriteOps, type WriteOps } from "./write-ops.ts";
 export type ToWriter =
   | { kind: "migrate"; id: number }
   | { kind: "ops"; items: Array<{ id: number; op: keyof WriteOps; args: unknown[] }> }
-  | { kind: "xbegin"; id: number; tx: number; input: CompleteInput }
+  | { kind: "xbegin"; id: number; tx: number; input: EndPlan }
   | { kind: "xquery"; id: number; tx: number; sql: string; params: unknown[] }
   | { kind: "xend"; id: number; tx: number; commit: boolean }
   | { kind: "pragma"; id: number; name: string }
@@ -123,7 +123,7 @@ port.on("message", (message: ToWriter) => {
         () =>
           new Promise<void>((resolve, reject) => {
             if (!ops) throw new Error("the writer thread was used before migrate()");
-            ops.completeDone(message.input);
+            ops.endHeld(message.input);
             begun = true;
             transactions.set(message.tx, {
               end: (commit) =>

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
-import type { CompleteInput, TransactionClient } from "../queue-types.ts";
+import type { EndPlan } from "../core/end-plan.ts";
+import type { TransactionClient } from "../queue-types.ts";
 import type { MigrationReport } from "../types.ts";
 import type { GroupCommit } from "./group-commit.ts";
 import { migrateSqlite } from "./migrate.ts";
@@ -12,8 +13,8 @@ export interface SqliteWriter {
   migrate(): Promise<MigrationReport>;
   /** Runs a named write operation inside the next group commit. */
   run<K extends WriteOp>(op: K, ...args: Parameters<WriteOps[K]>): Promise<ReturnType<WriteOps[K]>>;
-  /** Completes a delivery in a transaction of its own together with the handler's SQL. */
-  exclusive<T>(input: CompleteInput, work: (tx: TransactionClient) => Promise<T>): Promise<T>;
+  /** Runs an end plan in a transaction of its own together with the handler's SQL. */
+  exclusive<T>(input: EndPlan, work: (tx: TransactionClient) => Promise<T>): Promise<T>;
   /** Reads a pragma on the writing connection. */
   pragma(name: string): Promise<unknown>;
   counters(): { commits: number; largestBatch: number };
@@ -66,7 +67,7 @@ export function inlineWriter(
       const current = prepared();
       // The lease is checked first so a worker that lost it runs none of its SQL.
       return group.exclusive(async () => {
-        current.completeDone(input);
+        current.endHeld(input);
         return work(createTransactionClient(db));
       });
     },
