@@ -1,10 +1,12 @@
 import type { Logger } from "../../log.ts";
+import type { AcceptDriver } from "../core/accept-driver.ts";
+import { storeAccepts } from "../core/accepts.ts";
 import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
 import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
+import { storeReplays } from "../core/replay.ts";
 import type { Store } from "../types.ts";
-import { acceptPostgres } from "./accept.ts";
 import { alertOutboxPostgres } from "./alert-outbox.ts";
 import { auditPostgres } from "./audit.ts";
 import {
@@ -14,12 +16,12 @@ import {
   sequenceAuditPostgres,
 } from "./audit-sequence.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
-import { eventIdsByDedupKeyPostgres } from "./dashboard-reads.ts";
 import { destinationsPostgres } from "./destinations.ts";
 import { effectsPostgres } from "./effects.ts";
+import { prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
 import { listenForDeliveries } from "./listen.ts";
 import { migratePostgres } from "./migrate.ts";
-import { maintainPartitionsPostgres } from "./partitions.ts";
+import { maintainPartitionsPostgres, withPartition } from "./partitions.ts";
 import { pingPostgres } from "./ping.ts";
 import { purgePayloadsPostgres } from "./purge-payloads.ts";
 import { claimPostgres } from "./queue/claim-deliveries.ts";
@@ -28,8 +30,6 @@ import { completePostgres } from "./queue/complete-delivery.ts";
 import { failPostgres } from "./queue/fail-delivery.ts";
 import { leasesPostgres } from "./queue/leases.ts";
 import { retryPostgres } from "./queue/retry-delivery.ts";
-import { recordRejectionPostgres } from "./rejections.ts";
-import { replayPostgres } from "./replay.ts";
 import { retentionStepPostgres } from "./retention-step.ts";
 import { runStatementsPostgres } from "./run-statements.ts";
 import { schemaNames } from "./schema-names.ts";
@@ -74,7 +74,6 @@ export function openPostgresStore(
   const notify = async () => {
     await withRetry(() => pool.query("SELECT pg_notify($1, '')", [channel]));
   };
-  const accept = acceptPostgres(pool, t, channel, options.audit ?? true);
   // The Store's reads are core's (core/core-reads.ts), run on the pool; the store guards them.
   const core = storeReads({
     dialect: "postgres",
@@ -83,7 +82,20 @@ export function openPostgresStore(
       (await withRetry(() => pool.query(statement.text, statement.params))).rows,
   });
   const effects = effectsPostgres(pool, t);
-  const replay = replayPostgres(pool, t, notify);
+  // Accepts, rejections, replays and the search by dedup key are core's (core/accepts.ts,
+  // core/replay.ts); accept plans run gathered, one statement per batch (insert-or-get-event.ts).
+  const acceptDriver: AcceptDriver = {
+    dialect: "postgres",
+    table: (name) => t[name],
+    rows: async (statement) =>
+      (await withRetry(() => pool.query(statement.text, statement.params))).rows,
+    execute: (statements) => runStatementsPostgres(pool, statements),
+    insertOrGetEvent: prepareInsertOrGetEvent(pool, t, channel, options.audit ?? true),
+    insertRows: (ids, statements) =>
+      withPartition(pool, t, ids, () => runStatementsPostgres(pool, statements)),
+  };
+  const accepts = storeAccepts(acceptDriver, options.audit ?? true);
+  const replays = storeReplays({ ...acceptDriver, notifyDeliveries: notify }, core.deliveryById);
   const leases = leasesPostgres(pool, t);
   const destinations = destinationsPostgres(pool, t, notify);
   const audit = auditPostgres(pool, t);
@@ -136,8 +148,8 @@ export function openPostgresStore(
           throw explainStartupError(error, url.directUrl ?? url.connectionString);
         }),
       ),
-    accept: (input) => run(() => healSchema(() => accept(input))),
-    recordRejection: (input) => run(() => recordRejectionPostgres(pool, t, input)),
+    accept: (input) => run(() => healSchema(() => accepts.accept(input))),
+    recordRejection: (input) => run(() => accepts.recordRejection(input)),
     retentionStep: (input) =>
       run(() => retentionStepPostgres(pool, t, { ...input, audit: options.audit ?? true })),
     maintainPartitions: (now) => run(() => maintainPartitionsPostgres(pool, t, now)),
@@ -176,18 +188,13 @@ export function openPostgresStore(
     rescueExpiredLeases: (now) => run(() => leases.rescue(now)),
     retryDelivery: (id, now) =>
       run(() => retryPostgres(pool, t, id, now, notify, core.deliveryById)),
-    replayEvent: (input) =>
-      run(async () => {
-        const ids = await replay.one(input.eventId, input.targets, input.now);
-        return Promise.all(ids.map(async (id) => (await core.deliveryById(id))!));
-      }),
-    replayWhere: (filter, replayOptions) => run(() => replay.where(filter, replayOptions)),
+    replayEvent: (input) => run(() => replays.replayEvent(input)),
+    replayWhere: (filter, replayOptions) => run(() => replays.replayWhere(filter, replayOptions)),
     claimEffect: (input) => run(() => effects.claim(input)),
     resolveEffect: (id, resolution, now, result) =>
       run(() => effects.resolve(id, resolution, now, result)),
     recordAlerts: (occurrences, input) => run(() => outbox.recordAlerts(occurrences, input)),
-    eventIdsByDedupKey: (sources, key) =>
-      run(() => eventIdsByDedupKeyPostgres(pool, t, sources, key)),
+    eventIdsByDedupKey: (sources, key) => run(() => accepts.eventIdsByDedupKey(sources, key)),
 
     auditSequence: (limit) => run(() => sequenceAuditPostgres(pool, t, limit)),
     auditPendingCount: () => run(() => pendingAuditCountPostgres(pool, t)),

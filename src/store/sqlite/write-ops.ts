@@ -1,15 +1,14 @@
 import type Database from "better-sqlite3";
 import type { AlertRecord } from "../alert-types.ts";
 import { effectHeldAlert } from "../core/effects.ts";
-import type { ReplayPair } from "../core/replay.ts";
 import type { DestinationState } from "../forward-types.ts";
 import type { CompleteInput, EffectClaimInput, FailInput } from "../queue-types.ts";
-import { prepareAccept } from "./accept.ts";
 import { prepareAlertOutbox } from "./alert-outbox.ts";
 import { prepareAuditAppend } from "./audit.ts";
 import { prepareDestinationWrites } from "./destinations.ts";
 import { prepareEffects } from "./effects.ts";
 import type { GroupCommit } from "./group-commit.ts";
+import { prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
 import { preparePing } from "./ping.ts";
 import { prepareSqlitePurge } from "./purge-payloads.ts";
 import { prepareClaimDeliveries } from "./queue/claim-deliveries.ts";
@@ -17,8 +16,6 @@ import { prepareCompleteDelivery } from "./queue/complete-delivery.ts";
 import { prepareFailDelivery } from "./queue/fail-delivery.ts";
 import { prepareLeases } from "./queue/leases.ts";
 import { prepareRetryDelivery } from "./queue/retry-delivery.ts";
-import { prepareRecordRejection } from "./rejections.ts";
-import { prepareReplay, type ReplayableEvent } from "./replay.ts";
 import { prepareRetentionStep } from "./retention-step.ts";
 import { prepareRunStatements } from "./run-statements.ts";
 
@@ -30,24 +27,26 @@ import { prepareRunStatements } from "./run-statements.ts";
  * @example
  * ```ts
  * const ops = prepareWriteOps(db, group, Date.now);
- * group.submit(() => ops.accept(input));
+ * group.submit(() => ops.insertOrGetEvent(acceptPlanOf(input, true)));
  * ```
  */
 export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: () => number) {
   // One appender for accepts and retention: a transaction's appends share its tree state.
   const log = prepareAuditAppend(db);
   group.addFinisher(log.finisher);
-  const accept = prepareAccept(db, (finisher) => group.addFinisher(finisher), log);
+  const insertOrGetEvent = prepareInsertOrGetEvent(
+    db,
+    (finisher) => group.addFinisher(finisher),
+    log,
+  );
   const purgePayloads = prepareSqlitePurge(db);
   const retentionStep = prepareRetentionStep(db, log);
-  const recordRejection = prepareRecordRejection(db);
   const ping = preparePing(db, now);
   const claim = prepareClaimDeliveries(db);
   const complete = prepareCompleteDelivery(db);
   const fail = prepareFailDelivery(db);
   const leases = prepareLeases(db);
   const retry = prepareRetryDelivery(db);
-  const replay = prepareReplay(db);
   const effects = prepareEffects(db);
   const statements = prepareRunStatements(db);
   const outbox = prepareAlertOutbox(db);
@@ -72,10 +71,9 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
       if (row && alert) outbox.record(alert.occurrences, { now: at, windowMs: alert.windowMs });
       return row;
     },
-    accept,
+    insertOrGetEvent,
     purgePayloads,
     retentionStep,
-    recordRejection,
     ping,
     claim,
     complete: (input: CompleteInput, status: "done" | "stale") =>
@@ -84,10 +82,6 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
     releaseDeliveries: leases.release,
     rescue: leases.rescue,
     retry,
-    replayOne: replay.one,
-    /** Replays a page's (event, target) pairs; returns the deliveries created. */
-    replayPage: (pairs: ReadonlyArray<ReplayPair<ReplayableEvent>>, at: number) =>
-      replay.pairs(pairs, at),
     /** Claims an effect and, when this claim holds it, records its alert in the same transaction. */
     claimEffect(input: EffectClaimInput) {
       const claim = effects.claim(input);
