@@ -1,8 +1,10 @@
 import type pg from "pg";
 import type { AcceptOutcome, AcceptPlan } from "../core/accept-driver.ts";
 import { batchOrEachAlone, gatherBatches } from "../core/gather-batches.ts";
+import type { SqlResult, SqlStatement } from "../core/sql-template.ts";
 import { auditLeafValues, receiptLeafParts } from "./audit.ts";
 import { byteaArrayParam } from "./binary-array.ts";
+import { withTransaction } from "./connection.ts";
 import { withPartition } from "./partitions.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -270,5 +272,35 @@ export function prepareInsertOrGetEvent(
       !batch.some((other) => sameKey(plan, other)) &&
       batch.reduce((bytes, other) => bytes + other.body.byteLength, plan.body.byteLength) <=
         Math.max(maxBatchBytes, plan.body.byteLength),
+  );
+}
+
+/**
+ * PostgreSQL's `insertRows` (core/accept-driver.ts): statements core wrote that insert rows with
+ * these ids, in one transaction, run again after making the ids' day partitions when one is
+ * missing (withPartition, which also retries; the statements are run bare inside it, so it sees
+ * PostgreSQL's own error).
+ *
+ * @example
+ * ```ts
+ * await insertRowsPostgres(pool, schemaNames("hookinbox"), ["rcp_…"], [{ text: "INSERT …", params: [] }]);
+ * ```
+ */
+export function insertRowsPostgres(
+  pool: pg.Pool,
+  t: SchemaNames,
+  ids: readonly string[],
+  statements: readonly SqlStatement[],
+): Promise<SqlResult<unknown>[]> {
+  const run = async (client: pg.Pool | pg.PoolClient) => {
+    const results: SqlResult<unknown>[] = [];
+    for (const { text, params } of statements) {
+      const result = await client.query(text, params);
+      results.push({ rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 });
+    }
+    return results;
+  };
+  return withPartition(pool, t, ids, () =>
+    statements.length === 1 ? run(pool) : withTransaction(pool, run),
   );
 }

@@ -18,10 +18,10 @@ import {
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
 import { destinationsPostgres } from "./destinations.ts";
 import { effectsPostgres } from "./effects.ts";
-import { prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
+import { insertRowsPostgres, prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
 import { listenForDeliveries } from "./listen.ts";
 import { migratePostgres } from "./migrate.ts";
-import { maintainPartitionsPostgres, withPartition } from "./partitions.ts";
+import { maintainPartitionsPostgres } from "./partitions.ts";
 import { pingPostgres } from "./ping.ts";
 import { purgePayloadsPostgres } from "./purge-payloads.ts";
 import { claimPostgres } from "./queue/claim-deliveries.ts";
@@ -91,8 +91,7 @@ export function openPostgresStore(
       (await withRetry(() => pool.query(statement.text, statement.params))).rows,
     execute: (statements) => runStatementsPostgres(pool, statements),
     insertOrGetEvent: prepareInsertOrGetEvent(pool, t, channel, options.audit ?? true),
-    insertRows: (ids, statements) =>
-      withPartition(pool, t, ids, () => runStatementsPostgres(pool, statements)),
+    insertRows: (ids, statements) => insertRowsPostgres(pool, t, ids, statements),
   };
   const accepts = storeAccepts(acceptDriver, options.audit ?? true);
   const replays = storeReplays({ ...acceptDriver, notifyDeliveries: notify }, core.deliveryById);
