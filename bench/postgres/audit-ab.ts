@@ -162,7 +162,7 @@ async function one(round: number, audit: boolean) {
         "leafFieldsOf",
         "encodeFirstReceiptLeaf",
         "byteaArrayParam",
-        "acceptBatchPostgres",
+        "runAcceptBatch",
         "prepareValue",
         "escapeElement",
       ]);

@@ -7,6 +7,7 @@ export type CoreTable =
   | "audit_leaves"
   | "retention_marks"
   | "events"
+  | "event_dedup"
   | "deliveries"
   | "attempts"
   | "applied_versions"

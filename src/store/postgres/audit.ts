@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { encodeFirstReceiptLeaf } from "../../audit/first-receipt-leaf.ts";
-import { leafFieldsOf, type StoredEventForLeaf } from "../../audit/leaf.ts";
+import type { PayloadDigests } from "../../audit/leaf.ts";
 import { LEAF_PREFIX, type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
 import {
   encodeReceiptLeaf,
@@ -18,34 +18,41 @@ const seqEnd = 9;
 
 /**
  * What audit_pending (migration 014) stores for the given new events, as two parameters of the
- * accept statement that queues them (postgres/accept.ts): per event, its leaf's
+ * accept statement that queues them (postgres/insert-or-get-event.ts): per event, its leaf's
  * encoding (version 2 kind 1: the event and its first receipt) after the sequence number (`rests`,
  * in the events' order), and once the bytes before it (`prefix`: the RFC 6962 leaf prefix 0x00
  * and the encoding's version byte). The sequencer (audit-sequence.ts) numbers, hashes and links
- * them later; the digests of bodies and headers are made here, in the gateway.
+ * them later; the digests of bodies and headers come with each accept's plan (core/accepts.ts).
  *
  * @example
  * ```ts
- * const [prefix, rests] = auditLeafValues([{ source, dedupKey, receivedAt, body, headers, receiptId, remoteAddress, secretIndex }]);
+ * const [prefix, rests] = auditLeafValues([{ source, dedupKey, receivedAt, digests, receiptId, remoteAddress, secretIndex }]);
  * ```
  */
 export function auditLeafValues(
-  events: ReadonlyArray<
-    StoredEventForLeaf & {
-      readonly receiptId: string;
-      readonly remoteAddress: string | null;
-      readonly secretIndex: number | null;
-    }
-  >,
+  events: ReadonlyArray<{
+    readonly source: string;
+    readonly dedupKey: string;
+    readonly receivedAt: number;
+    readonly digests: PayloadDigests | null;
+    readonly receiptId: string;
+    readonly remoteAddress: string | null;
+    readonly secretIndex: number | null;
+  }>,
 ): [prefix: Buffer, rests: Buffer[]] {
-  const encoded = events.map((event) =>
-    encodeFirstReceiptLeaf({
-      ...leafFieldsOf(0, event),
+  const encoded = events.map((event) => {
+    if (!event.digests) throw new Error("auditLeafValues: an accept planned without digests");
+    return encodeFirstReceiptLeaf({
+      seq: 0,
+      source: event.source,
+      dedupKey: event.dedupKey,
+      receivedAt: event.receivedAt,
+      ...event.digests,
       receiptId: event.receiptId,
       remoteAddress: event.remoteAddress,
       secretIndex: event.secretIndex,
-    }),
-  );
+    });
+  });
   return [
     Buffer.concat([LEAF_PREFIX, Buffer.from([RECEIPT_LEAF_VERSION])]),
     encoded.map((e) => e.subarray(seqEnd)),

@@ -1,11 +1,13 @@
 import type { Logger } from "../../log.ts";
+import type { AcceptDriver } from "../core/accept-driver.ts";
+import { storeAccepts } from "../core/accepts.ts";
 import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
 import { storeClaims } from "../core/queue-claim.ts";
 import { storeSettles } from "../core/queue-settle.ts";
+import { storeReplays } from "../core/replay.ts";
 import type { Store } from "../types.ts";
-import { acceptPostgres } from "./accept.ts";
 import { alertOutboxPostgres } from "./alert-outbox.ts";
 import { auditPostgres } from "./audit.ts";
 import {
@@ -15,9 +17,9 @@ import {
   sequenceAuditPostgres,
 } from "./audit-sequence.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
-import { eventIdsByDedupKeyPostgres } from "./dashboard-reads.ts";
 import { destinationsPostgres } from "./destinations.ts";
 import { effectsPostgres } from "./effects.ts";
+import { insertRowsPostgres, prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
 import { listenForDeliveries } from "./listen.ts";
 import { migratePostgres } from "./migrate.ts";
 import { maintainPartitionsPostgres } from "./partitions.ts";
@@ -25,8 +27,6 @@ import { pingPostgres } from "./ping.ts";
 import { purgePayloadsPostgres } from "./purge-payloads.ts";
 import { runClaimPlan } from "./queue/claim-plan.ts";
 import { runEndPlans, runEndPlanWith } from "./queue/end-plan.ts";
-import { recordRejectionPostgres } from "./rejections.ts";
-import { replayPostgres } from "./replay.ts";
 import { retentionStepPostgres } from "./retention-step.ts";
 import { runStatementsPostgres } from "./run-statements.ts";
 import { schemaNames } from "./schema-names.ts";
@@ -71,7 +71,6 @@ export function openPostgresStore(
   const notify = async () => {
     await withRetry(() => pool.query("SELECT pg_notify($1, '')", [channel]));
   };
-  const accept = acceptPostgres(pool, t, channel, options.audit ?? true);
   // The Store's reads are core's (core/core-reads.ts), run on the pool; the store guards them.
   const core = storeReads({
     dialect: "postgres",
@@ -80,7 +79,19 @@ export function openPostgresStore(
       (await withRetry(() => pool.query(statement.text, statement.params))).rows,
   });
   const effects = effectsPostgres(pool, t);
-  const replay = replayPostgres(pool, t, notify);
+  // Accepts, rejections, replays and the search by dedup key are core's (core/accepts.ts,
+  // core/replay.ts); accept plans run gathered, one statement per batch (insert-or-get-event.ts).
+  const acceptDriver: AcceptDriver = {
+    dialect: "postgres",
+    table: (name) => t[name],
+    rows: async (statement) =>
+      (await withRetry(() => pool.query(statement.text, statement.params))).rows,
+    execute: (statements) => runStatementsPostgres(pool, statements),
+    insertOrGetEvent: prepareInsertOrGetEvent(pool, t, channel, options.audit ?? true),
+    insertRows: (ids, statements) => insertRowsPostgres(pool, t, ids, statements),
+  };
+  const accepts = storeAccepts(acceptDriver, options.audit ?? true);
+  const replays = storeReplays({ ...acceptDriver, notifyDeliveries: notify }, core.deliveryById);
   const destinations = destinationsPostgres(pool, t, notify);
   const audit = auditPostgres(pool, t);
   const outbox = alertOutboxPostgres(pool, t);
@@ -132,8 +143,8 @@ export function openPostgresStore(
           throw explainStartupError(error, url.directUrl ?? url.connectionString);
         }),
       ),
-    accept: (input) => run(() => healSchema(() => accept(input))),
-    recordRejection: (input) => run(() => recordRejectionPostgres(pool, t, input)),
+    accept: (input) => run(() => healSchema(() => accepts.accept(input))),
+    recordRejection: (input) => run(() => accepts.recordRejection(input)),
     retentionStep: (input) =>
       run(() => retentionStepPostgres(pool, t, { ...input, audit: options.audit ?? true })),
     maintainPartitions: (now) => run(() => maintainPartitionsPostgres(pool, t, now)),
@@ -173,18 +184,13 @@ export function openPostgresStore(
       }),
       [],
     ),
-    replayEvent: (input) =>
-      run(async () => {
-        const ids = await replay.one(input.eventId, input.targets, input.now);
-        return Promise.all(ids.map(async (id) => (await core.deliveryById(id))!));
-      }),
-    replayWhere: (filter, replayOptions) => run(() => replay.where(filter, replayOptions)),
+    replayEvent: (input) => run(() => replays.replayEvent(input)),
+    replayWhere: (filter, replayOptions) => run(() => replays.replayWhere(filter, replayOptions)),
     claimEffect: (input) => run(() => effects.claim(input)),
     resolveEffect: (id, resolution, now, result) =>
       run(() => effects.resolve(id, resolution, now, result)),
     recordAlerts: (occurrences, input) => run(() => outbox.recordAlerts(occurrences, input)),
-    eventIdsByDedupKey: (sources, key) =>
-      run(() => eventIdsByDedupKeyPostgres(pool, t, sources, key)),
+    eventIdsByDedupKey: (sources, key) => run(() => accepts.eventIdsByDedupKey(sources, key)),
 
     auditSequence: (limit) => run(() => sequenceAuditPostgres(pool, t, limit)),
     auditPendingCount: () => run(() => pendingAuditCountPostgres(pool, t)),

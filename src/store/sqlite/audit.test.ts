@@ -4,9 +4,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { decodeRange, rangeRoot } from "../../audit/compact-range.ts";
 import { treeRoot } from "../../audit/merkle.ts";
+import { acceptPlanOf } from "../core/accepts.ts";
 import type { AcceptInput } from "../types.ts";
-import { acceptRowOf, prepareAccept } from "./accept.ts";
 import { GroupCommit } from "./group-commit.ts";
+import { prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
 import { migrateSqlite } from "./migrate.ts";
 import { openConnection } from "./open-connection.ts";
 
@@ -25,7 +26,7 @@ function openStore() {
   const db = openConnection(join(dir, "store.db"), 5000);
   migrateSqlite(db);
   const group = new GroupCommit(db);
-  const accept = prepareAccept(db, (finisher) => group.addFinisher(finisher));
+  const accept = prepareInsertOrGetEvent(db, (finisher) => group.addFinisher(finisher));
   return { db, group, accept };
 }
 
@@ -69,7 +70,9 @@ describe("SQLite audit append: one tree row write per transaction", () => {
   it("50 accepts in one group commit give 50 leaves and a tree row that matches them", async () => {
     const { db, group, accept } = openStore();
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, n) => group.submit(() => accept(acceptRowOf(input(n), true)))),
+      Array.from({ length: 50 }, (_, n) =>
+        group.submit(() => accept(acceptPlanOf(input(n), true))),
+      ),
     );
     expect(results.filter((r) => !r.duplicate)).toHaveLength(50);
     expect(group.commits).toBe(1);
@@ -82,14 +85,14 @@ describe("SQLite audit append: one tree row write per transaction", () => {
 
   it("a failed batch retried unit by unit leaves exactly the units that committed", async () => {
     const { db, group, accept } = openStore();
-    await group.submit(() => accept(acceptRowOf(input(0), true)));
+    await group.submit(() => accept(acceptPlanOf(input(0), true)));
     const outcomes = await Promise.allSettled([
-      group.submit(() => accept(acceptRowOf(input(1), true))),
+      group.submit(() => accept(acceptPlanOf(input(1), true))),
       group.submit(() => {
-        accept(acceptRowOf(input(2), true));
+        accept(acceptPlanOf(input(2), true));
         throw new Error("this unit fails after its append");
       }),
-      group.submit(() => accept(acceptRowOf(input(3), true))),
+      group.submit(() => accept(acceptPlanOf(input(3), true))),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     const state = treeState(db);
@@ -103,7 +106,7 @@ describe("SQLite audit append: one tree row write per transaction", () => {
       { dedup_key: "evt_3" },
     ]);
     // The next transaction starts from the committed row, not from what the failed one left.
-    await group.submit(() => accept(acceptRowOf(input(4), true)));
+    await group.submit(() => accept(acceptPlanOf(input(4), true)));
     const after = treeState(db);
     expect(after.size).toBe(4);
     expect(after.root).toBe(after.leavesRoot);

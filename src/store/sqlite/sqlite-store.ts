@@ -1,24 +1,17 @@
 import type Database from "better-sqlite3";
 import { HookinboxError, hookinboxError } from "../../errors.ts";
+import type { AcceptDriver } from "../core/accept-driver.ts";
+import { storeAccepts } from "../core/accepts.ts";
 import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
 import { storeClaims } from "../core/queue-claim.ts";
 import { storeSettles } from "../core/queue-settle.ts";
-import { replayInBatches } from "../core/replay.ts";
-import type {
-  AcceptInput,
-  AcceptResult,
-  MigrationReport,
-  RejectionInput,
-  Store,
-} from "../types.ts";
-import { acceptRowOf } from "./accept.ts";
+import { storeReplays } from "../core/replay.ts";
+import type { MigrationReport, Store } from "../types.ts";
 import { prepareAuditReads } from "./audit.ts";
-import { prepareEventIdsByDedupKey } from "./dashboard-reads.ts";
 import { type CommitInfo, GroupCommit } from "./group-commit.ts";
 import { openConnection } from "./open-connection.ts";
-import { prepareReplay } from "./replay.ts";
 import { prepareRows } from "./run-statements.ts";
 import { asHandlerWork, isHandlerError, storeUnavailable } from "./sqlite-errors.ts";
 import { startThreadWriter } from "./thread-writer.ts";
@@ -179,8 +172,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     const db = readDb;
     try {
       reads = {
-        replay: prepareReplay(db),
-        eventIdsByDedupKey: prepareEventIdsByDedupKey(db),
         audit: prepareAuditReads(db),
         rows: prepareRows(db),
       };
@@ -247,6 +238,22 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     rows: (statement) => read((current) => current.rows(statement)),
   });
 
+  // Accepts, rejections, replays and the search by dedup key are core's (core/accepts.ts,
+  // core/replay.ts); an accept's plan runs as one group-commit op (insert-or-get-event.ts).
+  const acceptDriver: AcceptDriver = {
+    dialect: "sqlite",
+    table: (name) => name,
+    rows: (statement) => read((current) => current.rows(statement)),
+    execute: (statements) => write("statements", statements),
+    insertOrGetEvent: (plan) => write("insertOrGetEvent", plan),
+    insertRows: (_ids, statements) => write("statements", statements),
+  };
+  const accepts = storeAccepts(acceptDriver, audit);
+  const replays = storeReplays(
+    { ...acceptDriver, notifyDeliveries: async () => undefined },
+    core.deliveryById,
+  );
+
   const store: SqliteStore = {
     kind: "sqlite",
     path: options.path,
@@ -270,15 +277,15 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return report;
     },
 
-    async accept(input: AcceptInput): Promise<AcceptResult> {
-      const result = await write("accept", acceptRowOf(input, audit));
+    async accept(input) {
+      const result = await accepts.accept(input);
       accepted += 1;
       if (result.duplicate) duplicates += 1;
       return result;
     },
 
-    async recordRejection(input: RejectionInput): Promise<void> {
-      await write("recordRejection", input);
+    async recordRejection(input) {
+      await accepts.recordRejection(input);
       rejections += 1;
     },
 
@@ -323,24 +330,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       deliveryById: core.deliveryById,
     }),
 
-    async replayEvent(input) {
-      const ids = await write("replayOne", input.eventId, input.targets, input.now);
-      if (ids === null) throw hookinboxError("HOOKINBOX_EVENT_NOT_FOUND", input.eventId);
-      return Promise.all(ids.map(async (deliveryId) => (await core.deliveryById(deliveryId))!));
-    },
-
-    replayWhere(filter, options) {
-      // Bounded batches, each its own commit: a bulk replay never loads the table.
-      return replayInBatches(
-        {
-          page: (pageFilter, afterId, limit) =>
-            read((current) => current.replay.page(pageFilter, afterId, limit)),
-          insert: (pairs, at) => write("replayPage", pairs, at),
-        },
-        filter,
-        options,
-      );
-    },
+    ...replays,
 
     claimEffect: (input) => write("claimEffect", input),
 
@@ -351,8 +341,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       await write("recordAlerts", occurrences, input);
     },
 
-    eventIdsByDedupKey: (sources, key) =>
-      read((current) => current.eventIdsByDedupKey(sources, key)),
+    eventIdsByDedupKey: accepts.eventIdsByDedupKey,
 
     // ---- forwarding (src/store/forward-types.ts) ----
 
@@ -410,8 +399,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 }
 
 interface ReadOperations {
-  replay: ReturnType<typeof prepareReplay>;
-  eventIdsByDedupKey: ReturnType<typeof prepareEventIdsByDedupKey>;
   audit: ReturnType<typeof prepareAuditReads>;
   rows: ReturnType<typeof prepareRows>;
 }

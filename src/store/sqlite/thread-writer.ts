@@ -1,8 +1,8 @@
 import { Worker } from "node:worker_threads";
 import { type ErrorCode, errorCodes, HookinboxError, hookinboxError } from "../../errors.ts";
+import type { AcceptPlan } from "../core/accept-driver.ts";
 import { sqlTag } from "../core/sql-template.ts";
 import type { TransactionClient } from "../queue-types.ts";
-import type { AcceptRow } from "./accept.ts";
 import type { SqliteWriter } from "./writer.ts";
 import type { WireError } from "./writer-thread-main.ts";
 
@@ -25,7 +25,7 @@ interface Replies {
  * deserialise); one copy of the body's own bytes and a transfer cost less (issue 15). The
  * caller's bytes stay untouched: the request may still read them.
  */
-function ownBody(row: AcceptRow, transfer: ArrayBuffer[]): AcceptRow {
+function ownBody(row: AcceptPlan, transfer: ArrayBuffer[]): AcceptPlan {
   const body = new Uint8Array(row.body.byteLength);
   body.set(row.body);
   transfer.push(body.buffer);
@@ -140,7 +140,7 @@ export async function startThreadWriter(options: {
       batch.push({
         id,
         op,
-        args: op === "accept" ? [ownBody(args[0] as AcceptRow, transfer)] : args,
+        args: op === "insertOrGetEvent" ? [ownBody(args[0] as AcceptPlan, transfer)] : args,
       });
     });
   };

@@ -4,21 +4,18 @@ import type { AlertRecord } from "../alert-types.ts";
 import type { SqliteClaimPlan } from "../core/claim-plan.ts";
 import { effectHeldAlert } from "../core/effects.ts";
 import type { EndPlan } from "../core/end-plan.ts";
-import type { ReplayPair } from "../core/replay.ts";
 import type { DestinationState } from "../forward-types.ts";
 import type { EffectClaimInput } from "../queue-types.ts";
-import { prepareAccept } from "./accept.ts";
 import { prepareAlertOutbox } from "./alert-outbox.ts";
 import { prepareAuditAppend } from "./audit.ts";
 import { prepareDestinationWrites } from "./destinations.ts";
 import { prepareEffects } from "./effects.ts";
 import type { GroupCommit } from "./group-commit.ts";
+import { prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
 import { preparePing } from "./ping.ts";
 import { prepareSqlitePurge } from "./purge-payloads.ts";
 import { runClaimPlan } from "./queue/claim-plan.ts";
 import { runEndPlans } from "./queue/end-plan.ts";
-import { prepareRecordRejection } from "./rejections.ts";
-import { prepareReplay, type ReplayableEvent } from "./replay.ts";
 import { prepareRetentionStep } from "./retention-step.ts";
 import { prepareRunStatements } from "./run-statements.ts";
 
@@ -30,20 +27,22 @@ import { prepareRunStatements } from "./run-statements.ts";
  * @example
  * ```ts
  * const ops = prepareWriteOps(db, group, Date.now);
- * group.submit(() => ops.accept(input));
+ * group.submit(() => ops.insertOrGetEvent(acceptPlanOf(input, true)));
  * ```
  */
 export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: () => number) {
   // One appender for accepts and retention: a transaction's appends share its tree state.
   const log = prepareAuditAppend(db);
   group.addFinisher(log.finisher);
-  const accept = prepareAccept(db, (finisher) => group.addFinisher(finisher), log);
+  const insertOrGetEvent = prepareInsertOrGetEvent(
+    db,
+    (finisher) => group.addFinisher(finisher),
+    log,
+  );
   const purgePayloads = prepareSqlitePurge(db);
   const retentionStep = prepareRetentionStep(db, log);
-  const recordRejection = prepareRecordRejection(db);
   const ping = preparePing(db, now);
   const endPlans = runEndPlans(db);
-  const replay = prepareReplay(db);
   const effects = prepareEffects(db);
   const statements = prepareRunStatements(db);
   const outbox = prepareAlertOutbox(db);
@@ -71,19 +70,14 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
       if (row && alert) outbox.record(alert.occurrences, { now: at, windowMs: alert.windowMs });
       return row;
     },
-    accept,
+    insertOrGetEvent,
     purgePayloads,
     retentionStep,
-    recordRejection,
     ping,
     /** A claim core planned (core/claim-plan.ts), run in this transaction. */
     claimPlan: (plan: SqliteClaimPlan) => runClaimPlan(db, plan),
     /** End plans core computed (core/end-plan.ts): whether each one's lease was held. */
     endPlans: end,
-    replayOne: replay.one,
-    /** Replays a page's (event, target) pairs; returns the deliveries created. */
-    replayPage: (pairs: ReadonlyArray<ReplayPair<ReplayableEvent>>, at: number) =>
-      replay.pairs(pairs, at),
     /** Claims an effect and, when this claim holds it, records its alert in the same transaction. */
     claimEffect(input: EffectClaimInput) {
       const claim = effects.claim(input);

@@ -28,7 +28,7 @@ export interface SqliteWriter {
  * @example
  * ```ts
  * const writer = inlineWriter(db, group, Date.now);
- * await writer.run("accept", input);
+ * await writer.run("insertOrGetEvent", acceptPlanOf(input, true));
  * ```
  */
 export function inlineWriter(

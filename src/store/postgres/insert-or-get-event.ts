@@ -1,10 +1,10 @@
 import type pg from "pg";
-import { ulid } from "../../ids.ts";
+import type { AcceptOutcome, AcceptPlan } from "../core/accept-driver.ts";
 import { batchOrEachAlone, gatherBatches } from "../core/gather-batches.ts";
-import { versionlessSql } from "../core/ordering.ts";
-import type { AcceptInput, AcceptResult } from "../types.ts";
+import type { SqlResult, SqlStatement } from "../core/sql-template.ts";
 import { auditLeafValues, receiptLeafParts } from "./audit.ts";
 import { byteaArrayParam } from "./binary-array.ts";
+import { withTransaction } from "./connection.ts";
 import { withPartition } from "./partitions.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
@@ -29,10 +29,10 @@ const acceptBatchSql = (t: SchemaNames, audit: boolean) => `
                          $7::double precision[], $8::text[], $9::bigint[], $10::bytea[], $11::text[],
                          $12::integer[], $13::text[], $14::text[], $15::integer[], $16::integer[]${
                            audit ? ", $22::bytea[], $24::bytea[]" : ""
-                         }, ${audit ? "$25" : "$21"}::text[])
+                         }, ${audit ? "$25" : "$21"}::text[], ${audit ? "$26" : "$22"}::double precision[])
       AS i (id, source, dedup_key, type, occurred_at, ordering_key, version, status, received_at,
             body, headers, secret_index, receipt_id, remote_address, size, n${audit ? ", leaf_rest, receipt_rest" : ""},
-            traceparent)
+            traceparent, order_version)
   ), claim AS (
     INSERT INTO ${t.event_dedup} (source, dedup_key, event_id, received_at)
     SELECT source, dedup_key, id, received_at FROM input ORDER BY source, dedup_key
@@ -59,7 +59,7 @@ const acceptBatchSql = (t: SchemaNames, audit: boolean) => `
   ), dl AS (
     INSERT INTO ${t.deliveries} (id, event_id, target, ordering_key, order_version, version, status, run_at,
                             created_at, updated_at)
-    SELECT d.id, i.id, d.target, i.ordering_key, coalesce(i.version, ${versionlessSql}), i.version,
+    SELECT d.id, i.id, d.target, i.ordering_key, i.order_version, i.version,
            'pending', i.received_at, i.received_at, i.received_at
     FROM unnest($17::text[], $18::text[], $19::integer[]) AS d (id, target, n)
     JOIN input i ON i.n = d.n JOIN ins ON ins.id = i.id
@@ -101,95 +101,59 @@ const duplicateReceiptSql = (t: SchemaNames, audit: boolean) => `
   }
   SELECT rc.event_id FROM rc`;
 
-/** An accept as the batch statement takes it: its ids made, its receive time whole ms. */
-interface Prepared {
-  readonly input: AcceptInput;
-  readonly eventId: string;
-  readonly receiptId: string;
-  readonly receivedAt: number;
-  readonly body: Buffer;
-  readonly deliveryIds: readonly string[];
-}
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
-const prepare = (input: AcceptInput): Prepared => {
-  const receivedAt = Math.floor(input.receivedAt);
-  const body = Buffer.isBuffer(input.body)
-    ? input.body
-    : Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength);
-  // One ULID for both: a first receipt's id is its event's with `rcp_` (src/audit/retention-record.ts).
-  const id = ulid(receivedAt);
-  return {
-    input,
-    eventId: `evt_${id}`,
-    receiptId: `rcp_${id}`,
-    receivedAt,
-    body,
-    deliveryIds: (input.targets ?? []).map(() => `dlv_${ulid(receivedAt)}`),
-  };
-};
-
-const batchValues = (batch: readonly Prepared[], channel: string, audit: boolean): unknown[] => {
-  const column = <V>(pick: (p: Prepared) => V) => batch.map(pick);
+const batchValues = (batch: readonly AcceptPlan[], channel: string, audit: boolean): unknown[] => {
+  const column = <V>(pick: (p: AcceptPlan) => V) => batch.map(pick);
   const deliveries = batch.flatMap((p, n) =>
-    (p.input.targets ?? []).map((target, k) => ({ id: p.deliveryIds[k], target, n })),
+    p.deliveries.map(({ id, target }) => ({ id, target, n })),
   );
   return [
     column((p) => p.eventId),
-    column((p) => p.input.source),
-    column((p) => p.input.identity.dedupKey),
-    column((p) => p.input.identity.type),
-    column((p) =>
-      p.input.identity.occurredAt === null ? null : Math.floor(p.input.identity.occurredAt),
-    ),
-    column((p) => p.input.identity.orderingKey),
-    column((p) => p.input.identity.version),
-    column((p) => ((p.input.targets ?? []).length > 0 ? "pending" : "ignored")),
+    column((p) => p.source),
+    column((p) => p.dedupKey),
+    column((p) => p.type),
+    column((p) => p.occurredAt),
+    column((p) => p.orderingKey),
+    column((p) => p.version),
+    column((p) => p.status),
     column((p) => p.receivedAt),
-    byteaArrayParam(batch.map((p) => p.body)),
-    column((p) => JSON.stringify(p.input.headers)),
-    column((p) => p.input.secretIndex),
+    byteaArrayParam(batch.map((p) => asBuffer(p.body))),
+    column((p) => p.headersJson),
+    column((p) => p.secretIndex),
     column((p) => p.receiptId),
-    column((p) => p.input.remoteAddress),
-    column((p) => p.input.body.byteLength),
+    column((p) => p.remoteAddress),
+    column((p) => p.body.byteLength),
     batch.map((_, n) => n),
     deliveries.map((d) => d.id),
     deliveries.map((d) => d.target),
     deliveries.map((d) => d.n),
     channel,
     ...(audit ? auditValues(batch) : []),
-    // Last ($21, or $25 after the audit's four), so the numbers before it stay as they were.
-    column((p) => p.input.traceparent ?? null),
+    // Last ($21 and $22, or $25 and $26 after the audit's four), so the numbers before stay.
+    column((p) => p.traceparent),
+    column((p) => p.orderVersion),
   ];
 };
 
 /** The prefix (0x00, version byte) and rest after the seq of a duplicate's receipt leaf. */
-const receiptLeafValues = (p: Prepared): [prefix: Buffer, rest: Buffer] =>
+const receiptLeafValues = (p: AcceptPlan): [prefix: Buffer, rest: Buffer] =>
   receiptLeafParts({
     receiptId: p.receiptId,
-    source: p.input.source,
-    dedupKey: p.input.identity.dedupKey,
+    source: p.source,
+    dedupKey: p.dedupKey,
     receivedAt: p.receivedAt,
-    remoteAddress: p.input.remoteAddress,
-    secretIndex: p.input.secretIndex,
-    size: p.input.body.byteLength,
+    remoteAddress: p.remoteAddress,
+    secretIndex: p.secretIndex,
+    size: p.body.byteLength,
   });
 
 // $21-$24: what audit_pending stores: per accept its event leaf's rest ($22) and its
 // receipt leaf's rest ($24, used when it is a duplicate), as binary like the bodies, and the two
-// prefixes ($21, $23).
-const auditValues = (batch: readonly Prepared[]): unknown[] => {
-  const [prefix, rests] = auditLeafValues(
-    batch.map((p) => ({
-      source: p.input.source,
-      dedupKey: p.input.identity.dedupKey,
-      receivedAt: p.receivedAt,
-      body: p.body,
-      headers: p.input.headers,
-      receiptId: p.receiptId,
-      remoteAddress: p.input.remoteAddress,
-      secretIndex: p.input.secretIndex,
-    })),
-  );
+// prefixes ($21, $23). The event leaf commits to the plan's digests, made by core.
+const auditValues = (batch: readonly AcceptPlan[]): unknown[] => {
+  const [prefix, rests] = auditLeafValues(batch);
   const receipts = batch.map(receiptLeafValues);
   return [
     prefix,
@@ -199,39 +163,29 @@ const auditValues = (batch: readonly Prepared[]): unknown[] => {
   ];
 };
 
-type Row = { n: number; id: string; duplicate: boolean; deliveries: number };
+type Row = { n: number; id: string; duplicate: boolean };
 
 /**
- * Accepts a batch and commits before it resolves: one statement, alone in its transaction, for
- * all of it (with `audit` on, the new events' leaves queued in audit_pending in input order by
- * that same statement, for the sequencer to append); then, for a new
- * event whose key a concurrent accept committed after that statement began, a duplicate receipt
- * in a statement of its own. Without such a race it is one round trip and one commit, audit on or
- * off. The batch must not hold one (source, dedup key) twice. Returns one result per input, in
- * input order.
+ * Runs a batch of accept plans and commits before it resolves: one statement, alone in its
+ * transaction, for all of it (with `audit` on, the new events' leaves queued in audit_pending in
+ * input order by that same statement, for the sequencer to append); then, for a new event whose
+ * key a concurrent accept committed after that statement began, a duplicate receipt in a
+ * statement of its own. Without such a race it is one round trip and one commit, audit on or
+ * off. The batch must not hold one (source, dedup key) twice. Answers one outcome per plan, in
+ * order.
  *
  * @example
  * ```ts
- * const [result] = await acceptBatchPostgres(pool, schemaNames("hookinbox"), "hookinbox_deliveries", [input], true);
+ * const [outcome] = await runAcceptBatch(pool, schemaNames("hookinbox"), "hookinbox_deliveries", [acceptPlanOf(input, true)], true);
  * ```
  */
-export function acceptBatchPostgres(
+export async function runAcceptBatch(
   pool: pg.Pool,
   t: SchemaNames,
   channel: string,
-  inputs: readonly AcceptInput[],
+  batch: readonly AcceptPlan[],
   audit: boolean,
-): Promise<AcceptResult[]> {
-  return storeBatch(pool, t, channel, inputs.map(prepare), audit);
-}
-
-async function storeBatch(
-  pool: pg.Pool,
-  t: SchemaNames,
-  channel: string,
-  batch: readonly Prepared[],
-  audit: boolean,
-): Promise<AcceptResult[]> {
+): Promise<AcceptOutcome[]> {
   const statement = {
     name: audit ? "hookinbox_accept_batch_audit" : "hookinbox_accept_batch",
     text: acceptBatchSql(t, audit),
@@ -240,16 +194,11 @@ async function storeBatch(
   const ids = batch.flatMap((p) => [p.eventId, p.receiptId]);
   const accept = async () => {
     const rows = new Map((await pool.query<Row>(statement)).rows.map((r) => [r.n, r]));
-    const results: AcceptResult[] = [];
+    const results: AcceptOutcome[] = [];
     for (const [n, p] of batch.entries()) {
       const row = rows.get(n);
       if (row) {
-        results.push({
-          eventId: row.id,
-          receiptId: p.receiptId,
-          duplicate: row.duplicate,
-          deliveries: row.deliveries,
-        });
+        results.push({ eventId: row.id, duplicate: row.duplicate });
         continue;
       }
       const raced = await pool.query<{ event_id: string }>({
@@ -257,24 +206,23 @@ async function storeBatch(
         text: duplicateReceiptSql(t, audit),
         values: [
           p.receiptId,
-          p.input.source,
-          p.input.identity.dedupKey,
+          p.source,
+          p.dedupKey,
           p.receivedAt,
-          p.input.remoteAddress,
-          p.input.body.byteLength,
-          p.input.secretIndex,
+          p.remoteAddress,
+          p.body.byteLength,
+          p.secretIndex,
           ...(audit ? receiptLeafValues(p) : []),
         ],
       });
       const eventId = raced.rows[0]?.event_id;
       if (!eventId) throw new Error("accept: conflicting event row not found");
-      results.push({ eventId, receiptId: p.receiptId, duplicate: true, deliveries: 0 });
+      results.push({ eventId, duplicate: true });
     }
     return results;
   };
   return withPartition(pool, t, ids, accept);
 }
-
 /** At most this many accepts, and about this many body bytes, go in one batch. */
 const maxBatch = 64;
 const maxBatchBytes = 4 * 1024 * 1024;
@@ -287,43 +235,72 @@ const maxBatchBytes = 4 * 1024 * 1024;
 const maxInFlight = 4;
 const maxInFlightAudited = 2;
 
-const sameKey = (a: Prepared, b: Prepared) =>
-  a.input.source === b.input.source && a.input.identity.dedupKey === b.input.identity.dedupKey;
+const sameKey = (a: AcceptPlan, b: AcceptPlan) =>
+  a.source === b.source && a.dedupKey === b.dedupKey;
 
 /**
- * The PostgreSQL accept path: concurrent accepts are gathered (the accepts of one event-loop turn,
- * and those arriving while 4 batches, 2 with the audit log on, are in flight) into batches of up to 64, each stored by
- * `acceptBatchPostgres` and acknowledged only after its commit. A second accept of a key already
- * in the batch waits for the next one (where it is a duplicate, exactly as if it came later).
- * When a batch fails, each of its accepts is tried alone, so one bad accept fails alone. An
- * accept's ids are made when it is called, not when its batch leaves: one that waited behind
- * batches in flight keeps the time prefix (and so the day partition) of its own receive time,
- * instead of being clamped forward to ids made meanwhile for later receive times.
+ * PostgreSQL's `insertOrGetEvent` (core/accept-driver.ts): concurrent accept plans are gathered
+ * (the plans of one event-loop turn, and those arriving while 4 batches, 2 with the audit log
+ * on, are in flight) into batches of up to 64, each run by `runAcceptBatch` and answered only
+ * after its commit. A second plan of a key already in the batch waits for the next one (where it
+ * is a duplicate, exactly as if it came later). When a batch fails, each of its plans is tried
+ * alone, so one bad accept fails alone. A plan's ids were made when its accept was called, so one
+ * that waited behind batches in flight keeps the time prefix (and so the day partition) of its
+ * own receive time.
  *
  * @example
  * ```ts
- * const accept = acceptPostgres(pool, schemaNames("hookinbox"), "hookinbox_deliveries", true);
- * const result = await accept(input);
+ * const insertOrGetEvent = prepareInsertOrGetEvent(pool, schemaNames("hookinbox"), "hookinbox_deliveries", true);
+ * const { eventId, duplicate } = await insertOrGetEvent(acceptPlanOf(input, true));
  * ```
  */
-export function acceptPostgres(
+export function prepareInsertOrGetEvent(
   pool: pg.Pool,
   t: SchemaNames,
   channel: string,
   audit: boolean,
-): (input: AcceptInput) => Promise<AcceptResult> {
-  const one = async (item: Prepared): Promise<AcceptResult> =>
-    (await storeBatch(pool, t, channel, [item], audit))[0] as AcceptResult;
-  const gathered = gatherBatches<Prepared, AcceptResult>(
-    batchOrEachAlone(async (items) => {
-      const results = await storeBatch(pool, t, channel, items, audit);
+): (plan: AcceptPlan) => Promise<AcceptOutcome> {
+  const one = async (plan: AcceptPlan): Promise<AcceptOutcome> =>
+    (await runAcceptBatch(pool, t, channel, [plan], audit))[0] as AcceptOutcome;
+  return gatherBatches<AcceptPlan, AcceptOutcome>(
+    batchOrEachAlone(async (plans) => {
+      const results = await runAcceptBatch(pool, t, channel, plans, audit);
       return results.map((value) => ({ ok: true, value }));
     }, one),
     { maxBatch, maxInFlight: audit ? maxInFlightAudited : maxInFlight },
-    (item, batch) =>
-      !batch.some((other) => sameKey(item, other)) &&
-      batch.reduce((bytes, other) => bytes + other.body.byteLength, item.body.byteLength) <=
-        Math.max(maxBatchBytes, item.body.byteLength),
+    (plan, batch) =>
+      !batch.some((other) => sameKey(plan, other)) &&
+      batch.reduce((bytes, other) => bytes + other.body.byteLength, plan.body.byteLength) <=
+        Math.max(maxBatchBytes, plan.body.byteLength),
   );
-  return (input) => gathered(prepare(input));
+}
+
+/**
+ * PostgreSQL's `insertRows` (core/accept-driver.ts): statements core wrote that insert rows with
+ * these ids, in one transaction, run again after making the ids' day partitions when one is
+ * missing (withPartition, which also retries; the statements are run bare inside it, so it sees
+ * PostgreSQL's own error).
+ *
+ * @example
+ * ```ts
+ * await insertRowsPostgres(pool, schemaNames("hookinbox"), ["rcp_…"], [{ text: "INSERT …", params: [] }]);
+ * ```
+ */
+export function insertRowsPostgres(
+  pool: pg.Pool,
+  t: SchemaNames,
+  ids: readonly string[],
+  statements: readonly SqlStatement[],
+): Promise<SqlResult<unknown>[]> {
+  const run = async (client: pg.Pool | pg.PoolClient) => {
+    const results: SqlResult<unknown>[] = [];
+    for (const { text, params } of statements) {
+      const result = await client.query(text, params);
+      results.push({ rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 });
+    }
+    return results;
+  };
+  return withPartition(pool, t, ids, () =>
+    statements.length === 1 ? run(pool) : withTransaction(pool, run),
+  );
 }
