@@ -3,9 +3,9 @@ import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
 import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
+import { programWrites } from "../core/program-writes.ts";
 import type { Store } from "../types.ts";
 import { acceptPostgres } from "./accept.ts";
-import { alertOutboxPostgres } from "./alert-outbox.ts";
 import { auditPostgres } from "./audit.ts";
 import {
   auditLeafPendingPostgres,
@@ -16,7 +16,6 @@ import {
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
 import { eventIdsByDedupKeyPostgres } from "./dashboard-reads.ts";
 import { destinationsPostgres } from "./destinations.ts";
-import { effectsPostgres } from "./effects.ts";
 import { listenForDeliveries } from "./listen.ts";
 import { migratePostgres } from "./migrate.ts";
 import { maintainPartitionsPostgres } from "./partitions.ts";
@@ -31,6 +30,7 @@ import { retryPostgres } from "./queue/retry-delivery.ts";
 import { recordRejectionPostgres } from "./rejections.ts";
 import { replayPostgres } from "./replay.ts";
 import { retentionStepPostgres } from "./retention-step.ts";
+import { runWriteProgram } from "./run-program.ts";
 import { runStatementsPostgres } from "./run-statements.ts";
 import { schemaNames } from "./schema-names.ts";
 import { explainStartupError, isSchemaMissing } from "./startup-errors.ts";
@@ -82,12 +82,10 @@ export function openPostgresStore(
     rows: async (statement) =>
       (await withRetry(() => pool.query(statement.text, statement.params))).rows,
   });
-  const effects = effectsPostgres(pool, t);
   const replay = replayPostgres(pool, t, notify);
   const leases = leasesPostgres(pool, t);
-  const destinations = destinationsPostgres(pool, t, notify);
+  const destinations = destinationsPostgres(pool, t);
   const audit = auditPostgres(pool, t);
-  const outbox = alertOutboxPostgres(pool, t);
   /** Refuses work once closed, and tracks it so close() waits for it. */
   const run = <T>(work: () => Promise<T>): Promise<T> => life.run(work);
   const completeBatch = completeBatchPostgres(pool, t);
@@ -182,10 +180,6 @@ export function openPostgresStore(
         return Promise.all(ids.map(async (id) => (await core.deliveryById(id))!));
       }),
     replayWhere: (filter, replayOptions) => run(() => replay.where(filter, replayOptions)),
-    claimEffect: (input) => run(() => effects.claim(input)),
-    resolveEffect: (id, resolution, now, result) =>
-      run(() => effects.resolve(id, resolution, now, result)),
-    recordAlerts: (occurrences, input) => run(() => outbox.recordAlerts(occurrences, input)),
     eventIdsByDedupKey: (sources, key) =>
       run(() => eventIdsByDedupKeyPostgres(pool, t, sources, key)),
 
@@ -205,13 +199,18 @@ export function openPostgresStore(
       }),
       [],
     ),
+    // Effects, alert records, destination states and circuit closes: core's write programs.
+    ...life.guard(
+      programWrites({
+        dialect: "postgres",
+        table: (name) => t[name],
+        execute: (statements) => runStatementsPostgres(pool, statements),
+        runProgram: (name, input) => runWriteProgram(pool, t, name, input),
+        notifyDeliveries: notify,
+      }),
+      [],
+    ),
 
-    setDestinationState: (name, state, reason, now, alert) =>
-      run(() => destinations.setDestinationState(name, state, reason, now, alert)),
-    closeCircuit: (name, openUntil, now) =>
-      run(() => destinations.closeCircuit(name, openUntil, now)),
-    wakeCircuitWaiting: (name, now, limit) =>
-      run(() => destinations.wakeCircuitWaiting(name, now, limit)),
     deferDeliveries: (workerId, ids, runAt, now, circuit) =>
       run(() => destinations.deferDeliveries(workerId, ids, runAt, now, circuit)),
   };

@@ -1,58 +1,19 @@
 import type Database from "better-sqlite3";
-import {
-  destinationColumns as columns,
-  type DestinationRow,
-  toDestinationState,
-} from "../core/views.ts";
-import type { AttemptResponse, DestinationState, DestinationStateRow } from "../forward-types.ts";
+import type { AttemptResponse } from "../forward-types.ts";
 
 /**
  * Prepares the destination writes that change deliveries too, each run inside the caller's
- * (group) transaction: state changes, closing a circuit, waking and deferring deliveries, and
- * the attempt's response record (the rate window and breaker counters are core's:
- * core/circuit-writes.ts).
+ * (group) transaction: deferring deliveries, and the attempt's response record (the rate
+ * window and breaker counters are core's: core/circuit-writes.ts; state changes, circuit
+ * closes and wakes: core/destination-wakes.ts).
  *
  * @example
  * ```ts
  * const ops = prepareDestinationWrites(db);
- * ops.setState("app", "paused", "maintenance", Date.now());
+ * ops.deferDeliveries("worker-1", ["dlv_1"], Date.now() + 1000, Date.now());
  * ```
  */
 export function prepareDestinationWrites(db: Database.Database) {
-  const byName = db.prepare<[string], DestinationRow>(
-    `SELECT ${columns} FROM destinations WHERE name = ?`,
-  );
-  const setState = db.prepare(
-    `UPDATE destinations SET state = @state, reason = @reason, changed_at = @now,
-       failures = CASE WHEN @state = 'active' THEN 0 ELSE failures END,
-       open_until = CASE WHEN @state = 'active' THEN NULL ELSE open_until END,
-       trials_taken = CASE WHEN @state = 'active' THEN 0 ELSE trials_taken END,
-       trials_passed = CASE WHEN @state = 'active' THEN 0 ELSE trials_passed END,
-       trials_until = CASE WHEN @state = 'active' THEN NULL ELSE trials_until END
-     WHERE name = @name`,
-  );
-  // Parked deliveries (deferred while paused) become due at once on resume.
-  const wake = db.prepare(
-    `UPDATE deliveries SET run_at = @now, updated_at = @now, circuit_wait = 0
-     WHERE status = 'pending' AND target = @name AND run_at > @now`,
-  );
-  const close = db.prepare(
-    `UPDATE destinations SET open_until = NULL, failures = 0, trials_taken = 0, trials_passed = 0,
-       trials_until = NULL, window_start = 0, window_calls = 0, window_failures = 0, prev_calls = 0,
-       prev_failures = 0
-     WHERE name = @name AND open_until = @openUntil`,
-  );
-  const wakeWaiting = db.prepare(
-    `UPDATE deliveries SET run_at = min(run_at, @now), circuit_wait = 0, updated_at = @now
-     WHERE id IN (SELECT id FROM deliveries INDEXED BY deliveries_circuit_wait
-                  WHERE target = @name AND status = 'pending' AND circuit_wait = 1)`,
-  );
-  const wakeSome = db.prepare(
-    `UPDATE deliveries SET run_at = @now, updated_at = @now
-     WHERE id IN (SELECT id FROM deliveries INDEXED BY deliveries_circuit_wait
-                  WHERE target = @name AND status = 'pending' AND circuit_wait = 1 AND run_at > @now
-                  ORDER BY run_at LIMIT @limit)`,
-  );
   // Postponed by the breaker: marked to wait for the circuit, unless a close committed since the
   // caller looked (then due now, unmarked, as the close would have made it).
   const circuitOpen = `EXISTS (SELECT 1 FROM destinations x
@@ -73,30 +34,7 @@ export function prepareDestinationWrites(db: Database.Database) {
        request_sha256 = @requestSha256, filtered = @filtered
      WHERE delivery_id = @deliveryId AND attempt = @attempt`,
   );
-  const current = (name: string) => {
-    const row = byName.get(name);
-    return row ? toDestinationState(row) : null;
-  };
   return {
-    setDestinationState(
-      name: string,
-      state: DestinationState,
-      reason: string | null,
-      now: number,
-    ): DestinationStateRow | null {
-      const at = Math.floor(now);
-      if (setState.run({ name, state, reason, now: at }).changes === 0) return null;
-      if (state === "active") wake.run({ name, now: at });
-      return current(name);
-    },
-    closeCircuit(name: string, openUntil: number, now: number): number | null {
-      if (close.run({ name, openUntil: Math.floor(openUntil) }).changes === 0) return null;
-      return wakeWaiting.run({ name, now: Math.floor(now) }).changes;
-    },
-    wakeCircuitWaiting(name: string, now: number, limit: number): number {
-      if (limit <= 0) return 0;
-      return wakeSome.run({ name, now: Math.floor(now), limit }).changes;
-    },
     deferDeliveries(
       workerId: string,
       ids: readonly string[],

@@ -4,6 +4,7 @@ import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
 import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
+import { type ProgramOutput, programWrites } from "../core/program-writes.ts";
 import { replayInBatches } from "../core/replay.ts";
 import type { CompleteInput, TransactionClient } from "../queue-types.ts";
 import type {
@@ -300,6 +301,15 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       table: (name) => name,
       execute: (statements) => write("statements", statements),
     }),
+    // Effects, alert records, destination states and circuit closes: core's write programs.
+    ...programWrites({
+      dialect: "sqlite",
+      table: (name) => name,
+      execute: (statements) => write("statements", statements),
+      runProgram: (name, input) =>
+        write("program", name, input) as Promise<ProgramOutput<typeof name>>,
+      notifyDeliveries: async () => undefined,
+    }),
 
     // ---- processing (src/store/queue-types.ts) ----
 
@@ -348,24 +358,11 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       );
     },
 
-    claimEffect: (input) => write("claimEffect", input),
-
-    resolveEffect: (effectId, resolution, at, result) =>
-      write("resolveEffect", effectId, resolution, at, result),
-
-    async recordAlerts(occurrences, input) {
-      await write("recordAlerts", occurrences, input);
-    },
-
     eventIdsByDedupKey: (sources, key) =>
       read((current) => current.eventIdsByDedupKey(sources, key)),
 
     // ---- forwarding (src/store/forward-types.ts) ----
 
-    setDestinationState: (name, state, reason, at, alert) =>
-      write("setDestinationState", name, state, reason, at, alert),
-    closeCircuit: (name, openUntil, at) => write("closeCircuit", name, openUntil, at),
-    wakeCircuitWaiting: (name, at, limit) => write("wakeCircuitWaiting", name, at, limit),
     deferDeliveries: (workerId, ids, runAt, at, circuit) =>
       write("deferDeliveries", workerId, ids, runAt, at, circuit),
 

@@ -1,14 +1,10 @@
 import type Database from "better-sqlite3";
-import type { AlertRecord } from "../alert-types.ts";
-import { effectHeldAlert } from "../core/effects.ts";
+import type { ProgramInput, ProgramName } from "../core/program-writes.ts";
 import type { ReplayPair } from "../core/replay.ts";
-import type { DestinationState } from "../forward-types.ts";
-import type { CompleteInput, EffectClaimInput, FailInput } from "../queue-types.ts";
+import type { CompleteInput, FailInput } from "../queue-types.ts";
 import { prepareAccept } from "./accept.ts";
-import { prepareAlertOutbox } from "./alert-outbox.ts";
 import { prepareAuditAppend } from "./audit.ts";
 import { prepareDestinationWrites } from "./destinations.ts";
-import { prepareEffects } from "./effects.ts";
 import type { GroupCommit } from "./group-commit.ts";
 import { preparePing } from "./ping.ts";
 import { prepareSqlitePurge } from "./purge-payloads.ts";
@@ -20,6 +16,7 @@ import { prepareRetryDelivery } from "./queue/retry-delivery.ts";
 import { prepareRecordRejection } from "./rejections.ts";
 import { prepareReplay, type ReplayableEvent } from "./replay.ts";
 import { prepareRetentionStep } from "./retention-step.ts";
+import { runWriteProgram } from "./run-program.ts";
 import { prepareRunStatements } from "./run-statements.ts";
 
 /**
@@ -48,9 +45,7 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
   const leases = prepareLeases(db);
   const retry = prepareRetryDelivery(db);
   const replay = prepareReplay(db);
-  const effects = prepareEffects(db);
   const statements = prepareRunStatements(db);
-  const outbox = prepareAlertOutbox(db);
   const { recordAttemptResponse, ...destinations } = prepareDestinationWrites(db);
   // What the destination answered, stored in the same transaction as the attempt's end.
   const withResponse = <T>(input: CompleteInput, end: () => T): T => {
@@ -60,18 +55,6 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
   };
   return {
     ...destinations,
-    /** Sets the state and, when it was set, records `alert` in the same transaction. */
-    setDestinationState(
-      name: string,
-      state: DestinationState,
-      reason: string | null,
-      at: number,
-      alert?: AlertRecord,
-    ) {
-      const row = destinations.setDestinationState(name, state, reason, at);
-      if (row && alert) outbox.record(alert.occurrences, { now: at, windowMs: alert.windowMs });
-      return row;
-    },
     accept,
     purgePayloads,
     retentionStep,
@@ -88,22 +71,11 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
     /** Replays a page's (event, target) pairs; returns the deliveries created. */
     replayPage: (pairs: ReadonlyArray<ReplayPair<ReplayableEvent>>, at: number) =>
       replay.pairs(pairs, at),
-    /** Claims an effect and, when this claim holds it, records its alert in the same transaction. */
-    claimEffect(input: EffectClaimInput) {
-      const claim = effects.claim(input);
-      const alert = effectHeldAlert(claim, input); // decided in core, recorded here
-      if (alert) outbox.record(alert.occurrences, alert.at);
-      return claim;
-    },
-    resolveEffect: (
-      effectId: string,
-      resolution: "done" | "release",
-      at: number,
-      result?: unknown,
-    ) => effects.resolve(effectId, resolution, at, result),
-    recordAlerts: outbox.record,
     /** Statements core wrote (core/write-driver.ts), run in this transaction. */
     statements,
+    /** A core write program (core/program-writes.ts), run by name in this transaction. */
+    program: <N extends ProgramName>(name: N, input: ProgramInput<N>) =>
+      runWriteProgram(statements, name, input),
     completeDone: (input: CompleteInput) => withResponse(input, () => complete(input, "done")),
   };
 }
