@@ -10,8 +10,8 @@ export type CoreAlertWrites = "claimDueAlerts" | "pruneAlerts" | "settleAlert";
  * The alert outbox's single-statement writes and the dead-letter alert mark, once for both
  * stores over a driver's `execute` primitive: claim the due alerts with a lease (oldest first;
  * PostgreSQL skips the rows another process is claiming), prune delivered ones, settle one
- * after its attempt, and confirm dead-letter alerts. Recording stays with the drivers: it folds
- * under a per-condition lock inside the caller's own transaction.
+ * after its attempt, and confirm dead-letter alerts. Recording is a write program
+ * (alert-record.ts): it folds under a per-condition lock inside the caller's own transaction.
  *
  * @example
  * ```ts

@@ -14,9 +14,9 @@ export interface ExistingEffect {
 
 /**
  * What a claim decides about an effect row that already exists, as a pure function of the row,
- * the input and the time, for both drivers: `claim` is the answer; `write` is the change the
- * driver must make in the same transaction (`reclaim`: take the claim over; `hold`: park it for
- * a human; `none`). A claim is stale when it is older than `staleAfterMs` AND the attempt that
+ * the input and the time: `claim` is the answer; `write` is the change the claim makes in the
+ * same transaction (`reclaim`: take the claim over; `hold`: park it for a human; `none`; see
+ * claimEffectProgram in effect-writes.ts). A claim is stale when it is older than `staleAfterMs` AND the attempt that
  * made it is no longer running.
  *
  * @example

@@ -43,7 +43,7 @@ export function effectsListingSql(
 /**
  * The alert a claim records in its own transaction: the held-effect alert, with the effect's id,
  * when this very claim held the effect (`newlyHeld`: never for one found already held) and the
- * caller gave one; otherwise null. Drivers only record what it returns.
+ * caller gave one; otherwise null. claimEffectProgram records what it returns.
  *
  * @example
  * ```ts

@@ -4,11 +4,11 @@ import { storeAccepts } from "../core/accepts.ts";
 import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
+import { programWrites } from "../core/program-writes.ts";
 import { storeClaims } from "../core/queue-claim.ts";
 import { storeSettles } from "../core/queue-settle.ts";
 import { storeReplays } from "../core/replay.ts";
 import type { Store } from "../types.ts";
-import { alertOutboxPostgres } from "./alert-outbox.ts";
 import { auditPostgres } from "./audit.ts";
 import {
   auditLeafPendingPostgres,
@@ -17,8 +17,6 @@ import {
   sequenceAuditPostgres,
 } from "./audit-sequence.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
-import { destinationsPostgres } from "./destinations.ts";
-import { effectsPostgres } from "./effects.ts";
 import { insertRowsPostgres, prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
 import { listenForDeliveries } from "./listen.ts";
 import { migratePostgres } from "./migrate.ts";
@@ -28,6 +26,7 @@ import { purgePayloadsPostgres } from "./purge-payloads.ts";
 import { runClaimPlan } from "./queue/claim-plan.ts";
 import { runEndPlans, runEndPlanWith } from "./queue/end-plan.ts";
 import { retentionStepPostgres } from "./retention-step.ts";
+import { runWriteProgram } from "./run-program.ts";
 import { runStatementsPostgres } from "./run-statements.ts";
 import { schemaNames } from "./schema-names.ts";
 import { explainStartupError, isSchemaMissing } from "./startup-errors.ts";
@@ -78,7 +77,6 @@ export function openPostgresStore(
     rows: async (statement) =>
       (await withRetry(() => pool.query(statement.text, statement.params))).rows,
   });
-  const effects = effectsPostgres(pool, t);
   // Accepts, rejections, replays and the search by dedup key are core's (core/accepts.ts,
   // core/replay.ts); accept plans run gathered, one statement per batch (insert-or-get-event.ts).
   const acceptDriver: AcceptDriver = {
@@ -92,9 +90,7 @@ export function openPostgresStore(
   };
   const accepts = storeAccepts(acceptDriver, options.audit ?? true);
   const replays = storeReplays({ ...acceptDriver, notifyDeliveries: notify }, core.deliveryById);
-  const destinations = destinationsPostgres(pool, t, notify);
   const audit = auditPostgres(pool, t);
-  const outbox = alertOutboxPostgres(pool, t);
   /** Refuses work once closed, and tracks it so close() waits for it. */
   const run = <T>(work: () => Promise<T>): Promise<T> => life.run(work);
   const endPlans = runEndPlans(pool, t);
@@ -186,10 +182,6 @@ export function openPostgresStore(
     ),
     replayEvent: (input) => run(() => replays.replayEvent(input)),
     replayWhere: (filter, replayOptions) => run(() => replays.replayWhere(filter, replayOptions)),
-    claimEffect: (input) => run(() => effects.claim(input)),
-    resolveEffect: (id, resolution, now, result) =>
-      run(() => effects.resolve(id, resolution, now, result)),
-    recordAlerts: (occurrences, input) => run(() => outbox.recordAlerts(occurrences, input)),
     eventIdsByDedupKey: (sources, key) => run(() => accepts.eventIdsByDedupKey(sources, key)),
 
     auditSequence: (limit) => run(() => sequenceAuditPostgres(pool, t, limit)),
@@ -218,12 +210,16 @@ export function openPostgresStore(
       }),
       [],
     ),
-
-    setDestinationState: (name, state, reason, now, alert) =>
-      run(() => destinations.setDestinationState(name, state, reason, now, alert)),
-    closeCircuit: (name, openUntil, now) =>
-      run(() => destinations.closeCircuit(name, openUntil, now)),
-    wakeCircuitWaiting: (name, now, limit) =>
-      run(() => destinations.wakeCircuitWaiting(name, now, limit)),
+    // Effects, alert records, destination states and circuit closes: core's write programs.
+    ...life.guard(
+      programWrites({
+        dialect: "postgres",
+        table: (name) => t[name],
+        execute: (statements) => runStatementsPostgres(pool, statements),
+        runProgram: (name, input) => runWriteProgram(pool, t, name, input),
+        notifyDeliveries: notify,
+      }),
+      [],
+    ),
   };
 }

@@ -5,6 +5,7 @@ import { storeAccepts } from "../core/accepts.ts";
 import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
+import { type ProgramOutput, programWrites } from "../core/program-writes.ts";
 import { storeClaims } from "../core/queue-claim.ts";
 import { storeSettles } from "../core/queue-settle.ts";
 import { storeReplays } from "../core/replay.ts";
@@ -307,6 +308,15 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       table: (name) => name,
       execute: (statements) => write("statements", statements),
     }),
+    // Effects, alert records, destination states and circuit closes: core's write programs.
+    ...programWrites({
+      dialect: "sqlite",
+      table: (name) => name,
+      execute: (statements) => write("statements", statements),
+      runProgram: (name, input) =>
+        write("program", name, input) as Promise<ProgramOutput<typeof name>>,
+      notifyDeliveries: async () => undefined,
+    }),
 
     // ---- processing (src/store/queue-types.ts) ----
 
@@ -332,23 +342,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     ...replays,
 
-    claimEffect: (input) => write("claimEffect", input),
-
-    resolveEffect: (effectId, resolution, at, result) =>
-      write("resolveEffect", effectId, resolution, at, result),
-
-    async recordAlerts(occurrences, input) {
-      await write("recordAlerts", occurrences, input);
-    },
-
     eventIdsByDedupKey: accepts.eventIdsByDedupKey,
-
-    // ---- forwarding (src/store/forward-types.ts) ----
-
-    setDestinationState: (name, state, reason, at, alert) =>
-      write("setDestinationState", name, state, reason, at, alert),
-    closeCircuit: (name, openUntil, at) => write("closeCircuit", name, openUntil, at),
-    wakeCircuitWaiting: (name, at, limit) => write("wakeCircuitWaiting", name, at, limit),
 
     async ping(): Promise<void> {
       await write("ping");
