@@ -15,6 +15,11 @@ import type { WriteDriver } from "./write-driver.ts";
  * n-th lease) by `sql.attempt`, and `sql.event` reads its event and its key's applied version.
  * Each statement binds `params` and the columns of the row at hand (`attempt_id` too) by name.
  * Plain data: it crosses to the writer thread.
+ *
+ * @example
+ * ```ts
+ * const plan: SqliteClaimPlan = claimPlanner((name) => name).sqlite({ workerId, limit: 10, leaseMs: 30_000, now });
+ * ```
  */
 export interface SqliteClaimPlan {
   readonly dialect: "sqlite";
@@ -38,6 +43,11 @@ export interface SqliteClaimPlan {
  * a transaction-mode pooler, or `oneTrip` null) BEGIN, `lock` (the ids it locked), then unless
  * it locked none `lease` with those ids as its first parameter, then COMMIT. The whole
  * transaction is retried on a transient failure.
+ *
+ * @example
+ * ```ts
+ * const plan: PostgresClaimPlan = claimPlanner((name) => t[name]).postgres({ workerId, limit: 10, leaseMs: 30_000, now });
+ * ```
  */
 export interface PostgresClaimPlan {
   readonly dialect: "postgres";
@@ -50,7 +60,14 @@ export interface PostgresClaimPlan {
   readonly lease: SqlStatement;
 }
 
-/** A claimed delivery as either store's claim returns it (core/queue-claim.ts reads it). */
+/**
+ * A claimed delivery as either store's claim returns it (core/queue-claim.ts reads it).
+ *
+ * @example
+ * ```ts
+ * const rows: ClaimRow[] = await driver.runClaimPlan(plan); // [{ id: "dlv_…", attempt_id: "att_…", … }]
+ * ```
+ */
 export type ClaimRow = Record<string, unknown>;
 
 /**

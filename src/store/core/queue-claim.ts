@@ -4,7 +4,14 @@ import { type ClaimDriver, type ClaimRow, claimPlanner } from "./claim-plan.ts";
 import { inList, listValue, type SqlDialect } from "./sql-template.ts";
 import { executeText } from "./write-driver.ts";
 
-/** The claim and lease Store methods core implements (drivers leave them out). */
+/**
+ * The claim and lease Store methods core implements (drivers leave them out).
+ *
+ * @example
+ * ```ts
+ * const methods: CoreClaims[] = ["claimDeliveries", "releaseDeliveries", "rescueExpiredLeases"];
+ * ```
+ */
 export type CoreClaims = "claimDeliveries" | "releaseDeliveries" | "rescueExpiredLeases";
 
 /**
