@@ -1,18 +1,15 @@
 import type { Logger } from "../../log.ts";
+import { auditWrites } from "../core/audit-writes.ts";
 import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
 import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
+import { purgeWrites } from "../core/purge-writes.ts";
+import type { CoreTable } from "../core/read-driver.ts";
+import type { SqlStatement } from "../core/sql-template.ts";
 import type { Store } from "../types.ts";
 import { acceptPostgres } from "./accept.ts";
 import { alertOutboxPostgres } from "./alert-outbox.ts";
-import { auditPostgres } from "./audit.ts";
-import {
-  auditLeafPendingPostgres,
-  auditSequencerLeasePostgres,
-  pendingAuditCountPostgres,
-  sequenceAuditPostgres,
-} from "./audit-sequence.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
 import { eventIdsByDedupKeyPostgres } from "./dashboard-reads.ts";
 import { destinationsPostgres } from "./destinations.ts";
@@ -21,7 +18,6 @@ import { listenForDeliveries } from "./listen.ts";
 import { migratePostgres } from "./migrate.ts";
 import { maintainPartitionsPostgres } from "./partitions.ts";
 import { pingPostgres } from "./ping.ts";
-import { purgePayloadsPostgres } from "./purge-payloads.ts";
 import { claimPostgres } from "./queue/claim-deliveries.ts";
 import { completeBatchPostgres } from "./queue/complete-batch.ts";
 import { completePostgres } from "./queue/complete-delivery.ts";
@@ -32,6 +28,7 @@ import { recordRejectionPostgres } from "./rejections.ts";
 import { replayPostgres } from "./replay.ts";
 import { retentionStepPostgres } from "./retention-step.ts";
 import { runStatementsPostgres } from "./run-statements.ts";
+import { runTransactionPostgres } from "./run-transaction.ts";
 import { schemaNames } from "./schema-names.ts";
 import { explainStartupError, isSchemaMissing } from "./startup-errors.ts";
 
@@ -86,7 +83,6 @@ export function openPostgresStore(
   const replay = replayPostgres(pool, t, notify);
   const leases = leasesPostgres(pool, t);
   const destinations = destinationsPostgres(pool, t, notify);
-  const audit = auditPostgres(pool, t);
   const outbox = alertOutboxPostgres(pool, t);
   /** Refuses work once closed, and tracks it so close() waits for it. */
   const run = <T>(work: () => Promise<T>): Promise<T> => life.run(work);
@@ -126,6 +122,15 @@ export function openPostgresStore(
       return work();
     }
   };
+
+  // Core's audit and purge run on both primitives, on the pool.
+  const driver = {
+    dialect: "postgres",
+    table: (name: CoreTable) => t[name],
+    rows: async <Row>(statement: SqlStatement) =>
+      (await withRetry(() => pool.query(statement.text, statement.params))).rows as Row[],
+    execute: (statements: readonly SqlStatement[]) => runStatementsPostgres(pool, statements),
+  } as const;
 
   return {
     kind: "postgres",
@@ -189,13 +194,16 @@ export function openPostgresStore(
     eventIdsByDedupKey: (sources, key) =>
       run(() => eventIdsByDedupKeyPostgres(pool, t, sources, key)),
 
-    auditSequence: (limit) => run(() => sequenceAuditPostgres(pool, t, limit)),
-    auditPendingCount: () => run(() => pendingAuditCountPostgres(pool, t)),
-    auditLeafPending: (leafId) => run(() => auditLeafPendingPostgres(pool, t, leafId)),
-    auditSequencerLease: (holder, ttlMs) =>
-      run(() => auditSequencerLeasePostgres(pool, t, holder, ttlMs)),
-    auditSubtrees: (ids) => run(() => audit.auditSubtrees(ids)),
-    purgePayloads: (input) => run(() => purgePayloadsPostgres(pool, t, input)),
+    // Accepts queue their leaves; the sequencer numbers them in transactions of its own.
+    ...life.guard(
+      auditWrites({
+        ...driver,
+        appends: "queued",
+        transaction: (work) => runTransactionPostgres(pool, t, work),
+      }),
+      [],
+    ),
+    ...life.guard(purgeWrites(driver), []),
     ...life.guard(core, []),
     ...life.guard(
       storeWrites({

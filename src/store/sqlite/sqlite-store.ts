@@ -1,10 +1,14 @@
 import type Database from "better-sqlite3";
 import { HookinboxError, hookinboxError } from "../../errors.ts";
+import { auditWrites } from "../core/audit-writes.ts";
 import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
 import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
+import { purgeWrites } from "../core/purge-writes.ts";
+import type { CoreTable } from "../core/read-driver.ts";
 import { replayInBatches } from "../core/replay.ts";
+import type { SqlStatement } from "../core/sql-template.ts";
 import type { CompleteInput, TransactionClient } from "../queue-types.ts";
 import type {
   AcceptInput,
@@ -14,7 +18,6 @@ import type {
   Store,
 } from "../types.ts";
 import { acceptRowOf } from "./accept.ts";
-import { prepareAuditReads } from "./audit.ts";
 import { prepareEventIdsByDedupKey } from "./dashboard-reads.ts";
 import { type CommitInfo, GroupCommit } from "./group-commit.ts";
 import { openConnection } from "./open-connection.ts";
@@ -181,7 +184,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       reads = {
         replay: prepareReplay(db),
         eventIdsByDedupKey: prepareEventIdsByDedupKey(db),
-        audit: prepareAuditReads(db),
         rows: prepareRows(db),
       };
     } catch (error) {
@@ -247,6 +249,15 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     rows: (statement) => read((current) => current.rows(statement)),
   });
 
+  // Core's audit and purge run on both primitives: reads on the reading connection, writes in
+  // the group commit.
+  const driver = {
+    dialect: "sqlite",
+    table: (name: CoreTable) => name,
+    rows: <Row>(statement: SqlStatement) => read((current) => current.rows<Row>(statement)),
+    execute: (statements: readonly SqlStatement[]) => write("statements", statements),
+  } as const;
+
   const store: SqliteStore = {
     kind: "sqlite",
     path: options.path,
@@ -285,13 +296,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     // ---- audit log (src/store/audit-types.ts) ----
 
     // One writer appends inside the accept's own transaction: nothing is ever pending.
-    auditSequence: async () => 0,
-    auditPendingCount: async () => 0,
-    auditLeafPending: async () => false,
-    auditSequencerLease: async () => false,
-
-    auditSubtrees: (ids) => read((current) => current.audit.subtrees(ids)),
-    purgePayloads: (input) => write("purgePayloads", input),
+    ...auditWrites({ ...driver, appends: "inline" }),
+    ...purgeWrites(driver),
     retentionStep: (input) => write("retentionStep", { ...input, audit }),
     maintainPartitions: async () => 0,
     ...core,
@@ -420,7 +426,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 interface ReadOperations {
   replay: ReturnType<typeof prepareReplay>;
   eventIdsByDedupKey: ReturnType<typeof prepareEventIdsByDedupKey>;
-  audit: ReturnType<typeof prepareAuditReads>;
   rows: ReturnType<typeof prepareRows>;
 }
 

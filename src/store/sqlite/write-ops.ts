@@ -11,7 +11,6 @@ import { prepareDestinationWrites } from "./destinations.ts";
 import { prepareEffects } from "./effects.ts";
 import type { GroupCommit } from "./group-commit.ts";
 import { preparePing } from "./ping.ts";
-import { prepareSqlitePurge } from "./purge-payloads.ts";
 import { prepareClaimDeliveries } from "./queue/claim-deliveries.ts";
 import { prepareCompleteDelivery } from "./queue/complete-delivery.ts";
 import { prepareFailDelivery } from "./queue/fail-delivery.ts";
@@ -38,7 +37,6 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
   const log = prepareAuditAppend(db);
   group.addFinisher(log.finisher);
   const accept = prepareAccept(db, (finisher) => group.addFinisher(finisher), log);
-  const purgePayloads = prepareSqlitePurge(db);
   const retentionStep = prepareRetentionStep(db, log);
   const recordRejection = prepareRecordRejection(db);
   const ping = preparePing(db, now);
@@ -73,7 +71,6 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
       return row;
     },
     accept,
-    purgePayloads,
     retentionStep,
     recordRejection,
     ping,
