@@ -4,6 +4,7 @@ import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
 import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
+import { partitionUpkeep } from "../core/partition-upkeep.ts";
 import { purgeWrites } from "../core/purge-writes.ts";
 import type { CoreTable } from "../core/read-driver.ts";
 import type { SqlStatement } from "../core/sql-template.ts";
@@ -16,7 +17,7 @@ import { destinationsPostgres } from "./destinations.ts";
 import { effectsPostgres } from "./effects.ts";
 import { listenForDeliveries } from "./listen.ts";
 import { migratePostgres } from "./migrate.ts";
-import { maintainPartitionsPostgres } from "./partitions.ts";
+import { ensurePartitionsPostgres } from "./partitions.ts";
 import { pingPostgres } from "./ping.ts";
 import { claimPostgres } from "./queue/claim-deliveries.ts";
 import { completeBatchPostgres } from "./queue/complete-batch.ts";
@@ -145,7 +146,14 @@ export function openPostgresStore(
     recordRejection: (input) => run(() => recordRejectionPostgres(pool, t, input)),
     retentionStep: (input) =>
       run(() => retentionStepPostgres(pool, t, { ...input, audit: options.audit ?? true })),
-    maintainPartitions: (now) => run(() => maintainPartitionsPostgres(pool, t, now)),
+    ...life.guard(
+      partitionUpkeep({
+        partitioned: true,
+        ensurePartitions: (fromMs, toMs) =>
+          withRetry(() => ensurePartitionsPostgres(pool, t, fromMs, toMs)),
+      }),
+      [],
+    ),
     ping: () => run(() => healSchema(() => pingPostgres(pool, t, now))),
     async close() {
       listeners.clear();

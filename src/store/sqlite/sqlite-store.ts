@@ -5,6 +5,7 @@ import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
 import { withStoredError } from "../core/failure-text.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
+import { partitionUpkeep } from "../core/partition-upkeep.ts";
 import { purgeWrites } from "../core/purge-writes.ts";
 import type { CoreTable } from "../core/read-driver.ts";
 import { replayInBatches } from "../core/replay.ts";
@@ -299,7 +300,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...auditWrites({ ...driver, appends: "inline" }),
     ...purgeWrites(driver),
     retentionStep: (input) => write("retentionStep", { ...input, audit }),
-    maintainPartitions: async () => 0,
+    ...partitionUpkeep({ partitioned: false }),
     ...core,
     ...storeWrites({
       dialect: "sqlite",
