@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { purgeOldPayloads, runRetention } from "../../src/audit/retention.ts";
-import { SCAN_FACTOR } from "../../src/store/sqlite/scan-window.ts";
+import { SCAN_FACTOR } from "../../src/store/core/scan-window.ts";
 import { storeFactories } from "../helpers/stores.ts";
 import { acceptInput } from "../store/conformance.ts";
 import { eventsOnly, openedStore } from "./opened-store.ts";

@@ -14,7 +14,6 @@ import type { AuditStore } from "../../src/store/audit-types.ts";
 import type { SqlStatement } from "../../src/store/core/sql-template.ts";
 import { coreReads } from "../../src/store/core/store-reads.ts";
 import { openStore } from "../../src/store/open-store.ts";
-import { auditPostgres } from "../../src/store/postgres/audit.ts";
 import { parsePostgresUrl } from "../../src/store/postgres/connection.ts";
 import { schemaNames } from "../../src/store/postgres/schema-names.ts";
 import { dialectOf } from "../helpers/dialect.ts";
@@ -79,7 +78,7 @@ async function postgresTamperer(url: string): Promise<Tamperer> {
     table: (name) => t[name],
     rows: async <Row>(s: SqlStatement) => (await client.query(s.text, s.params)).rows as Row[],
   });
-  const audit = { ...auditPostgres(client, t), ...heads };
+  const audit = heads;
   return {
     run: async (text, params = []) => void (await client.query(sql(text), params)),
     all: async <Row>(text: string, params: unknown[] = []) =>

@@ -1,6 +1,5 @@
-import type pg from "pg";
 import { encodeFirstReceiptLeaf } from "../../audit/first-receipt-leaf.ts";
-import type { PayloadDigests } from "../../audit/leaf.ts";
+import { leafFieldsOf, type PayloadDigests, type StoredEventForLeaf } from "../../audit/leaf.ts";
 import { LEAF_PREFIX, type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
 import {
   encodeReceiptLeaf,
@@ -8,10 +7,6 @@ import {
   type ReceiptLeafFields,
 } from "../../audit/receipt-leaf.ts";
 import { encodeRetentionLeaf, type RetentionLeafFields } from "../../audit/retention-leaf.ts";
-import type { AuditStore } from "../audit-types.ts";
-import type { CoreAuditReads } from "../core/store-reads.ts";
-import { withRetry } from "./connection.ts";
-import type { SchemaNames } from "./schema-names.ts";
 
 /** A leaf's encoding has its version byte, then its sequence number (8 bytes), then the rest. */
 const seqEnd = 9;
@@ -93,51 +88,4 @@ export function receiptLeafParts(
   const prefix = Buffer.concat([LEAF_PREFIX, Buffer.from([RECEIPT_LEAF_VERSION])]);
   if (!fields) return [prefix, Buffer.alloc(0)];
   return [prefix, encodeReceiptLeaf({ seq: 0, ...fields }).subarray(seqEnd)];
-}
-
-/**
- * AuditStore's methods implemented elsewhere: its tree-head reads and head writes in core
- * (core/store-reads.ts, core/queue-writes.ts), its sequencing on a pool of its own transactions
- * (audit-sequence.ts).
- */
-type ElsewhereMethods =
-  | CoreAuditReads
-  | "saveTreeHead"
-  | "auditSequence"
-  | "auditPendingCount"
-  | "auditLeafPending"
-  | "auditSequencerLease";
-
-/**
- * The audit log's subtree reads on PostgreSQL (see AuditStore), on a pool or on one
- * client (a client inside a transaction sees that transaction's rows).
- *
- * @example
- * ```ts
- * const audit = auditPostgres(pool, schemaNames("hookinbox"));
- * const page = await audit.auditLeafPage(-1, 500);
- * ```
- */
-export function auditPostgres(
-  pool: pg.Pool | pg.PoolClient,
-  t: SchemaNames,
-): Omit<AuditStore, ElsewhereMethods> {
-  const query = <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
-    withRetry(() => pool.query<R>(text, values)).then((r) => r.rows);
-  return {
-    async auditSubtrees(ids: readonly SubtreeId[]) {
-      const leaves = ids.filter((id) => id.level === 0).map((id) => id.index);
-      const nodes = ids.filter((id) => id.level > 0);
-      const rows = await query<{ level: number; idx: string; hash: Buffer }>(
-        `SELECT 0::int AS level, seq AS idx, hash FROM ${t.audit_leaves} WHERE seq = ANY($1::bigint[])
-         UNION ALL
-         SELECT n.level, n.idx, n.hash FROM ${t.audit_nodes} n
-         JOIN unnest($2::smallint[], $3::bigint[]) AS w (level, idx) ON n.level = w.level AND n.idx = w.idx`,
-        [leaves, nodes.map((n) => n.level), nodes.map((n) => n.index)],
-      );
-      return new Map(
-        rows.map((r) => [subtreeKey({ level: r.level, index: Number(r.idx) }), r.hash]),
-      );
-    },
-  };
 }

@@ -5,9 +5,6 @@ import type { SchemaNames } from "./schema-names.ts";
 
 const dayMs = 86_400_000;
 
-/** How many days ahead the worker keeps partitions (and one day back, for clocks running late). */
-export const partitionDaysAhead = 7;
-
 /** PostgreSQL's "no partition of relation … found for row" (check_violation). */
 const isMissingPartition = (error: unknown): boolean =>
   (error as { code?: unknown }).code === "23514" &&
@@ -109,24 +106,6 @@ export async function ensurePartitionsPostgres(
   } finally {
     client.release();
   }
-}
-
-/**
- * The worker's partition upkeep: the days from yesterday to a week ahead.
- *
- * @example
- * ```ts
- * await maintainPartitionsPostgres(pool, t, Date.now()); // partitions made
- * ```
- */
-export function maintainPartitionsPostgres(
-  pool: pg.Pool,
-  t: SchemaNames,
-  now: number,
-): Promise<number> {
-  return withRetry(() =>
-    ensurePartitionsPostgres(pool, t, now - dayMs, now + partitionDaysAhead * dayMs),
-  );
 }
 
 /**

@@ -1,33 +1,31 @@
 import type { Logger } from "../../log.ts";
 import type { AcceptDriver } from "../core/accept-driver.ts";
 import { storeAccepts } from "../core/accepts.ts";
+import { auditWrites } from "../core/audit-writes.ts";
 import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
+import { partitionUpkeep } from "../core/partition-upkeep.ts";
 import { programWrites } from "../core/program-writes.ts";
+import { purgeWrites } from "../core/purge-writes.ts";
 import { storeClaims } from "../core/queue-claim.ts";
 import { storeSettles } from "../core/queue-settle.ts";
+import type { CoreTable } from "../core/read-driver.ts";
 import { storeReplays } from "../core/replay.ts";
+import type { SqlStatement } from "../core/sql-template.ts";
 import type { Store } from "../types.ts";
-import { auditPostgres } from "./audit.ts";
-import {
-  auditLeafPendingPostgres,
-  auditSequencerLeasePostgres,
-  pendingAuditCountPostgres,
-  sequenceAuditPostgres,
-} from "./audit-sequence.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
 import { insertRowsPostgres, prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
 import { listenForDeliveries } from "./listen.ts";
 import { migratePostgres } from "./migrate.ts";
-import { maintainPartitionsPostgres } from "./partitions.ts";
+import { ensurePartitionsPostgres } from "./partitions.ts";
 import { pingPostgres } from "./ping.ts";
-import { purgePayloadsPostgres } from "./purge-payloads.ts";
 import { runClaimPlan } from "./queue/claim-plan.ts";
 import { runEndPlans, runEndPlanWith } from "./queue/end-plan.ts";
 import { retentionStepPostgres } from "./retention-step.ts";
 import { runWriteProgram } from "./run-program.ts";
 import { runStatementsPostgres } from "./run-statements.ts";
+import { runTransactionPostgres } from "./run-transaction.ts";
 import { schemaNames } from "./schema-names.ts";
 import { explainStartupError, isSchemaMissing } from "./startup-errors.ts";
 
@@ -90,7 +88,6 @@ export function openPostgresStore(
   };
   const accepts = storeAccepts(acceptDriver, options.audit ?? true);
   const replays = storeReplays({ ...acceptDriver, notifyDeliveries: notify }, core.deliveryById);
-  const audit = auditPostgres(pool, t);
   /** Refuses work once closed, and tracks it so close() waits for it. */
   const run = <T>(work: () => Promise<T>): Promise<T> => life.run(work);
   const endPlans = runEndPlans(pool, t);
@@ -130,6 +127,15 @@ export function openPostgresStore(
     }
   };
 
+  // Core's audit and purge run on both primitives, on the pool.
+  const driver = {
+    dialect: "postgres",
+    table: (name: CoreTable) => t[name],
+    rows: async <Row>(statement: SqlStatement) =>
+      (await withRetry(() => pool.query(statement.text, statement.params))).rows as Row[],
+    execute: (statements: readonly SqlStatement[]) => runStatementsPostgres(pool, statements),
+  } as const;
+
   return {
     kind: "postgres",
     schema: url.schema,
@@ -143,7 +149,14 @@ export function openPostgresStore(
     recordRejection: (input) => run(() => accepts.recordRejection(input)),
     retentionStep: (input) =>
       run(() => retentionStepPostgres(pool, t, { ...input, audit: options.audit ?? true })),
-    maintainPartitions: (now) => run(() => maintainPartitionsPostgres(pool, t, now)),
+    ...life.guard(
+      partitionUpkeep({
+        partitioned: true,
+        ensurePartitions: (fromMs, toMs) =>
+          withRetry(() => ensurePartitionsPostgres(pool, t, fromMs, toMs)),
+      }),
+      [],
+    ),
     ping: () => run(() => healSchema(() => pingPostgres(pool, t, now))),
     async close() {
       listeners.clear();
@@ -184,13 +197,16 @@ export function openPostgresStore(
     replayWhere: (filter, replayOptions) => run(() => replays.replayWhere(filter, replayOptions)),
     eventIdsByDedupKey: (sources, key) => run(() => accepts.eventIdsByDedupKey(sources, key)),
 
-    auditSequence: (limit) => run(() => sequenceAuditPostgres(pool, t, limit)),
-    auditPendingCount: () => run(() => pendingAuditCountPostgres(pool, t)),
-    auditLeafPending: (leafId) => run(() => auditLeafPendingPostgres(pool, t, leafId)),
-    auditSequencerLease: (holder, ttlMs) =>
-      run(() => auditSequencerLeasePostgres(pool, t, holder, ttlMs)),
-    auditSubtrees: (ids) => run(() => audit.auditSubtrees(ids)),
-    purgePayloads: (input) => run(() => purgePayloadsPostgres(pool, t, input)),
+    // Accepts queue their leaves; the sequencer numbers them in transactions of its own.
+    ...life.guard(
+      auditWrites({
+        ...driver,
+        appends: "queued",
+        transaction: (work) => runTransactionPostgres(pool, t, work),
+      }),
+      [],
+    ),
+    ...life.guard(purgeWrites(driver), []),
     ...life.guard(core, []),
     // Claims and lease hand-backs are core's (core/queue-claim.ts); a claim heals the schema.
     ...life.guard(

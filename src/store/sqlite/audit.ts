@@ -7,7 +7,6 @@ import {
 } from "../../audit/compact-range.ts";
 import { firstReceiptLeafHashOf } from "../../audit/first-receipt-leaf.ts";
 import type { PayloadDigests } from "../../audit/leaf.ts";
-import { type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
 import { type ReceiptLeafFields, receiptLeafHashOf } from "../../audit/receipt-leaf.ts";
 import { type RetentionLeafFields, retentionLeafHashOf } from "../../audit/retention-leaf.ts";
 import { retentionLeafId } from "../../audit/retention-record.ts";
@@ -111,36 +110,6 @@ export function prepareAuditAppend(db: Database.Database): AuditAppender {
       reset() {
         open = null;
       },
-    },
-  };
-}
-
-/**
- * Prepares the audit log's subtree reads on the reading connection: primary-key probes, one per
- * subtree (a head or proof needs O(log² n) of them). The leaf page and the other reads are
- * core's (core/store-reads.ts).
- *
- * @example
- * ```ts
- * const reads = prepareAuditReads(db);
- * const hashes = reads.subtrees([{ level: 0, index: 0 }]);
- * ```
- */
-export function prepareAuditReads(db: Database.Database) {
-  const leaf = db.prepare<[number], { hash: Buffer }>(
-    "SELECT hash FROM audit_leaves WHERE seq = ?",
-  );
-  const node = db.prepare<[number, number], { hash: Buffer }>(
-    "SELECT hash FROM audit_nodes WHERE level = ? AND idx = ?",
-  );
-  return {
-    subtrees(ids: readonly SubtreeId[]): Map<string, Buffer> {
-      const out = new Map<string, Buffer>();
-      for (const id of ids) {
-        const row = id.level === 0 ? leaf.get(id.index) : node.get(id.level, id.index);
-        if (row) out.set(subtreeKey(id), row.hash);
-      }
-      return out;
     },
   };
 }

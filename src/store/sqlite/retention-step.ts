@@ -1,9 +1,10 @@
 import type Database from "better-sqlite3";
 import { ulid, ulidTimePrefix } from "../../ids.ts";
+import { nextCursor, type ScanWindow } from "../core/scan-window.ts";
 import { UNFINISHED_DELIVERY_STATUSES } from "../purge-types.ts";
 import type { RetentionStepInput, RetentionStepResult } from "../retention-types.ts";
 import type { AuditAppender } from "./audit.ts";
-import { nextCursor, prepareScanWindow, type ScanWindow } from "./scan-window.ts";
+import { prepareScanWindow } from "./scan-window.ts";
 
 const unfinished = UNFINISHED_DELIVERY_STATUSES.map((s) => `'${s}'`).join(", ");
 

@@ -2,15 +2,19 @@ import type Database from "better-sqlite3";
 import { HookinboxError, hookinboxError } from "../../errors.ts";
 import type { AcceptDriver } from "../core/accept-driver.ts";
 import { storeAccepts } from "../core/accepts.ts";
+import { auditWrites } from "../core/audit-writes.ts";
 import { storeReads } from "../core/core-reads.ts";
 import { storeWrites } from "../core/core-writes.ts";
 import { storeLifecycle } from "../core/lifecycle.ts";
+import { partitionUpkeep } from "../core/partition-upkeep.ts";
 import { type ProgramOutput, programWrites } from "../core/program-writes.ts";
+import { purgeWrites } from "../core/purge-writes.ts";
 import { storeClaims } from "../core/queue-claim.ts";
 import { storeSettles } from "../core/queue-settle.ts";
+import type { CoreTable } from "../core/read-driver.ts";
 import { storeReplays } from "../core/replay.ts";
+import type { SqlStatement } from "../core/sql-template.ts";
 import type { MigrationReport, Store } from "../types.ts";
-import { prepareAuditReads } from "./audit.ts";
 import { type CommitInfo, GroupCommit } from "./group-commit.ts";
 import { openConnection } from "./open-connection.ts";
 import { prepareRows } from "./run-statements.ts";
@@ -173,7 +177,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     const db = readDb;
     try {
       reads = {
-        audit: prepareAuditReads(db),
         rows: prepareRows(db),
       };
     } catch (error) {
@@ -254,6 +257,14 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     { ...acceptDriver, notifyDeliveries: async () => undefined },
     core.deliveryById,
   );
+  // Core's audit and purge run on both primitives: reads on the reading connection, writes in
+  // the group commit.
+  const driver = {
+    dialect: "sqlite",
+    table: (name: CoreTable) => name,
+    rows: <Row>(statement: SqlStatement) => read((current) => current.rows<Row>(statement)),
+    execute: (statements: readonly SqlStatement[]) => write("statements", statements),
+  } as const;
 
   const store: SqliteStore = {
     kind: "sqlite",
@@ -293,15 +304,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     // ---- audit log (src/store/audit-types.ts) ----
 
     // One writer appends inside the accept's own transaction: nothing is ever pending.
-    auditSequence: async () => 0,
-    auditPendingCount: async () => 0,
-    auditLeafPending: async () => false,
-    auditSequencerLease: async () => false,
-
-    auditSubtrees: (ids) => read((current) => current.audit.subtrees(ids)),
-    purgePayloads: (input) => write("purgePayloads", input),
+    ...auditWrites({ ...driver, appends: "inline" }),
+    ...purgeWrites(driver),
     retentionStep: (input) => write("retentionStep", { ...input, audit }),
-    maintainPartitions: async () => 0,
+    ...partitionUpkeep({ partitioned: false }),
     ...core,
     ...storeWrites({
       dialect: "sqlite",
@@ -393,7 +399,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 }
 
 interface ReadOperations {
-  audit: ReturnType<typeof prepareAuditReads>;
   rows: ReturnType<typeof prepareRows>;
 }
 

@@ -7,7 +7,6 @@ import { prepareAuditAppend } from "./audit.ts";
 import type { GroupCommit } from "./group-commit.ts";
 import { prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
 import { preparePing } from "./ping.ts";
-import { prepareSqlitePurge } from "./purge-payloads.ts";
 import { prepareAttemptResponses } from "./queue/attempt-responses.ts";
 import { runClaimPlan } from "./queue/claim-plan.ts";
 import { runEndPlans } from "./queue/end-plan.ts";
@@ -35,7 +34,6 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
     (finisher) => group.addFinisher(finisher),
     log,
   );
-  const purgePayloads = prepareSqlitePurge(db);
   const retentionStep = prepareRetentionStep(db, log);
   const ping = preparePing(db, now);
   const endPlans = runEndPlans(db);
@@ -52,7 +50,6 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
     });
   return {
     insertOrGetEvent,
-    purgePayloads,
     retentionStep,
     ping,
     /** A claim core planned (core/claim-plan.ts), run in this transaction. */
