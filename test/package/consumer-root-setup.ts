@@ -13,7 +13,11 @@ declare module "vitest" {
   }
 }
 
-export default function setup(project: TestProject): () => void {
+export default function setup(project: TestProject): (() => void) | undefined {
+  // vitest runs a global setup once for the root project and again for each project that
+  // extends it (vitest.config.ts has three): the root's run serves them all (a project's tests
+  // see what the root provided).
+  if (!project.isRootProject()) return;
   const dir = mkdtempSync(join(tmpdir(), "hookinbox-consumers-"));
   project.provide("consumerRootDir", dir);
   return () => rmSync(dir, { recursive: true, force: true });
