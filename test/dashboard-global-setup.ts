@@ -15,6 +15,10 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject): Promise<void> {
+  // vitest runs a global setup once for the root project and again for each project that
+  // extends it (vitest.config.ts has three): the root's run serves them all (a project's tests
+  // see what the root provided).
+  if (!project.isRootProject()) return;
   try {
     ensureChromium();
     project.provide("chromiumError", "");

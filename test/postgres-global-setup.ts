@@ -90,6 +90,10 @@ async function withServerExtras(project: TestProject, serverUrl: string) {
 }
 
 export default async function setup(project: TestProject) {
+  // vitest runs a global setup once for the root project and again for each project that
+  // extends it (vitest.config.ts has three): the root's run serves them all (a project's tests
+  // see what the root provided).
+  if (!project.isRootProject()) return;
   if (process.env.DATABASE_URL) {
     project.provide("postgresUrl", process.env.DATABASE_URL);
     project.provide("postgresOrigin", "DATABASE_URL");
