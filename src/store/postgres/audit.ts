@@ -1,6 +1,6 @@
 import { encodeFirstReceiptLeaf } from "../../audit/first-receipt-leaf.ts";
-import { leafFieldsOf, type PayloadDigests, type StoredEventForLeaf } from "../../audit/leaf.ts";
-import { LEAF_PREFIX, type SubtreeId, subtreeKey } from "../../audit/merkle.ts";
+import type { PayloadDigests, } from "../../audit/leaf.ts";
+import { LEAF_PREFIX, } from "../../audit/merkle.ts";
 import {
   encodeReceiptLeaf,
   RECEIPT_LEAF_VERSION,
