@@ -1,6 +1,6 @@
 import { encodeFirstReceiptLeaf } from "../../audit/first-receipt-leaf.ts";
-import type { PayloadDigests, } from "../../audit/leaf.ts";
-import { LEAF_PREFIX, } from "../../audit/merkle.ts";
+import type { PayloadDigests } from "../../audit/leaf.ts";
+import { LEAF_PREFIX } from "../../audit/merkle.ts";
 import {
   encodeReceiptLeaf,
   RECEIPT_LEAF_VERSION,
