@@ -2,6 +2,7 @@ import { placeholder, type SqlDialect, type SqlStatement } from "./sql-template.
 
 /** The tables core's own reads name (PostgreSQL qualifies them with its schema). */
 export type CoreTable =
+  | "hookinbox_heartbeat"
   | "audit_heads"
   | "audit_tree"
   | "audit_leaves"

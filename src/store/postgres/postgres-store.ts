@@ -1,25 +1,11 @@
 import type { Logger } from "../../log.ts";
-import type { AcceptDriver } from "../core/accept-driver.ts";
-import { storeAccepts } from "../core/accepts.ts";
-import { auditWrites } from "../core/audit-writes.ts";
-import { storeReads } from "../core/core-reads.ts";
-import { storeWrites } from "../core/core-writes.ts";
-import { storeLifecycle } from "../core/lifecycle.ts";
-import { partitionUpkeep } from "../core/partition-upkeep.ts";
-import { programWrites } from "../core/program-writes.ts";
-import { purgeWrites } from "../core/purge-writes.ts";
-import { storeClaims } from "../core/queue-claim.ts";
-import { storeSettles } from "../core/queue-settle.ts";
-import type { CoreTable } from "../core/read-driver.ts";
-import { storeReplays } from "../core/replay.ts";
-import type { SqlStatement } from "../core/sql-template.ts";
+import { coreStore, type StoreDriver } from "../core/core-store.ts";
 import type { Store } from "../types.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
 import { insertRowsPostgres, prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
 import { listenForDeliveries } from "./listen.ts";
 import { migratePostgres } from "./migrate.ts";
 import { ensurePartitionsPostgres } from "./partitions.ts";
-import { pingPostgres } from "./ping.ts";
 import { runClaimPlan } from "./queue/claim-plan.ts";
 import { runEndPlans, runEndPlanWith } from "./queue/end-plan.ts";
 import { retentionStepPostgres } from "./retention-step.ts";
@@ -60,37 +46,10 @@ export function openPostgresStore(
   const pool = createPool(url, warn);
   const t = schemaNames(url.schema);
   const channel = `hookinbox_deliveries_${url.schema}`;
-  const life = storeLifecycle();
-  const now = options.now ?? Date.now;
+  const audit = options.audit ?? true;
   const listeners = new Set<() => void>();
   let stopListening: (() => Promise<void>) | null = null;
-
-  const notify = async () => {
-    await withRetry(() => pool.query("SELECT pg_notify($1, '')", [channel]));
-  };
-  // The Store's reads are core's (core/core-reads.ts), run on the pool; the store guards them.
-  const core = storeReads({
-    dialect: "postgres",
-    table: (name) => t[name],
-    rows: async (statement) =>
-      (await withRetry(() => pool.query(statement.text, statement.params))).rows,
-  });
-  // Accepts, rejections, replays and the search by dedup key are core's (core/accepts.ts,
-  // core/replay.ts); accept plans run gathered, one statement per batch (insert-or-get-event.ts).
-  const acceptDriver: AcceptDriver = {
-    dialect: "postgres",
-    table: (name) => t[name],
-    rows: async (statement) =>
-      (await withRetry(() => pool.query(statement.text, statement.params))).rows,
-    execute: (statements) => runStatementsPostgres(pool, statements),
-    insertOrGetEvent: prepareInsertOrGetEvent(pool, t, channel, options.audit ?? true),
-    insertRows: (ids, statements) => insertRowsPostgres(pool, t, ids, statements),
-  };
-  const accepts = storeAccepts(acceptDriver, options.audit ?? true);
-  const replays = storeReplays({ ...acceptDriver, notifyDeliveries: notify }, core.deliveryById);
-  /** Refuses work once closed, and tracks it so close() waits for it. */
-  const run = <T>(work: () => Promise<T>): Promise<T> => life.run(work);
-  const endPlans = runEndPlans(pool, t);
+  let released = false;
 
   /** Migrates over the direct URL when there is one (DDL never sits behind a pooler's limits). */
   const migrateNow = async () => {
@@ -111,7 +70,7 @@ export function openPostgresStore(
     try {
       return await work();
     } catch (error) {
-      if (life.closed || !isSchemaMissing(error)) throw error;
+      if (released || !isSchemaMissing(error)) throw error;
       remigrating ??= migrateNow()
         .then((report) => {
           options.logger?.warn(
@@ -127,44 +86,37 @@ export function openPostgresStore(
     }
   };
 
-  // Core's audit and purge run on both primitives, on the pool.
-  const driver = {
+  // The primitives core's Store runs on (core/core-store.ts), on the pool; transient failures
+  // are retried whole (connection.ts).
+  const driver: StoreDriver = {
     dialect: "postgres",
-    table: (name: CoreTable) => t[name],
-    rows: async <Row>(statement: SqlStatement) =>
-      (await withRetry(() => pool.query(statement.text, statement.params))).rows as Row[],
-    execute: (statements: readonly SqlStatement[]) => runStatementsPostgres(pool, statements),
-  } as const;
-
-  return {
-    kind: "postgres",
-    schema: url.schema,
-    migrate: () =>
-      run(() =>
-        migrateNow().catch((error: unknown) => {
-          throw explainStartupError(error, url.directUrl ?? url.connectionString);
-        }),
-      ),
-    accept: (input) => run(() => healSchema(() => accepts.accept(input))),
-    recordRejection: (input) => run(() => accepts.recordRejection(input)),
-    retentionStep: (input) =>
-      run(() => retentionStepPostgres(pool, t, { ...input, audit: options.audit ?? true })),
-    ...life.guard(
-      partitionUpkeep({
-        partitioned: true,
-        ensurePartitions: (fromMs, toMs) =>
-          withRetry(() => ensurePartitionsPostgres(pool, t, fromMs, toMs)),
-      }),
-      [],
-    ),
-    ping: () => run(() => healSchema(() => pingPostgres(pool, t, now))),
-    async close() {
-      listeners.clear();
-      await life.close(async () => {
-        await stopListening?.();
-        await pool.end();
-      });
+    table: (name) => t[name],
+    audit,
+    now: options.now ?? Date.now,
+    rows: async (statement) =>
+      (await withRetry(() => pool.query(statement.text, statement.params))).rows,
+    execute: (statements) => runStatementsPostgres(pool, statements),
+    insertOrGetEvent: prepareInsertOrGetEvent(pool, t, channel, audit),
+    insertRows: (ids, statements) => insertRowsPostgres(pool, t, ids, statements),
+    runClaimPlan: (plan) => runClaimPlan(pool, plan),
+    runEndPlans: runEndPlans(pool, t),
+    runEndPlanWith: (plan, work) => runEndPlanWith(pool, t, plan, work),
+    runProgram: (name, input) => runWriteProgram(pool, t, name, input),
+    runRetentionStep: (input) => retentionStepPostgres(pool, t, { ...input, audit }),
+    notifyDeliveries: async () => {
+      await withRetry(() => pool.query("SELECT pg_notify($1, '')", [channel]));
     },
+    // Accepts queue their leaves; the sequencer numbers them in transactions of its own.
+    appends: "queued",
+    transaction: (work) => runTransactionPostgres(pool, t, work),
+    partitioned: true,
+    ensurePartitions: (fromMs, toMs) =>
+      withRetry(() => ensurePartitionsPostgres(pool, t, fromMs, toMs)),
+    healSchema,
+    migrate: () =>
+      migrateNow().catch((error: unknown) => {
+        throw explainStartupError(error, url.directUrl ?? url.connectionString);
+      }),
     onDeliveries(listener) {
       listeners.add(listener);
       // Behind a pooler without a listenUrl/directUrl there is no LISTEN: workers in other
@@ -180,62 +132,13 @@ export function openPostgresStore(
       );
       return () => listeners.delete(listener);
     },
-
-    ...life.guard(
-      storeSettles({
-        dialect: "postgres",
-        table: (name) => t[name],
-        execute: (statements) => runStatementsPostgres(pool, statements),
-        runEndPlans: endPlans,
-        runEndPlanWith: (plan, work) => runEndPlanWith(pool, t, plan, work),
-        wake: notify,
-        deliveryById: core.deliveryById,
-      }),
-      [],
-    ),
-    replayEvent: (input) => run(() => replays.replayEvent(input)),
-    replayWhere: (filter, replayOptions) => run(() => replays.replayWhere(filter, replayOptions)),
-    eventIdsByDedupKey: (sources, key) => run(() => accepts.eventIdsByDedupKey(sources, key)),
-
-    // Accepts queue their leaves; the sequencer numbers them in transactions of its own.
-    ...life.guard(
-      auditWrites({
-        ...driver,
-        appends: "queued",
-        transaction: (work) => runTransactionPostgres(pool, t, work),
-      }),
-      [],
-    ),
-    ...life.guard(purgeWrites(driver), []),
-    ...life.guard(core, []),
-    // Claims and lease hand-backs are core's (core/queue-claim.ts); a claim heals the schema.
-    ...life.guard(
-      storeClaims({
-        dialect: "postgres",
-        table: (name) => t[name],
-        execute: (statements) => runStatementsPostgres(pool, statements),
-        runClaimPlan: (plan) => healSchema(() => runClaimPlan(pool, plan)),
-      }),
-      [],
-    ),
-    ...life.guard(
-      storeWrites({
-        dialect: "postgres",
-        table: (name) => t[name],
-        execute: (statements) => runStatementsPostgres(pool, statements),
-      }),
-      [],
-    ),
-    // Effects, alert records, destination states and circuit closes: core's write programs.
-    ...life.guard(
-      programWrites({
-        dialect: "postgres",
-        table: (name) => t[name],
-        execute: (statements) => runStatementsPostgres(pool, statements),
-        runProgram: (name, input) => runWriteProgram(pool, t, name, input),
-        notifyDeliveries: notify,
-      }),
-      [],
-    ),
+    async release() {
+      released = true;
+      listeners.clear();
+      await stopListening?.();
+      await pool.end();
+    },
   };
+  const { acceptCounters: _counters, ...store } = coreStore(driver);
+  return { ...store, kind: "postgres", schema: url.schema };
 }

@@ -1,19 +1,7 @@
 import type Database from "better-sqlite3";
 import { HookinboxError, hookinboxError } from "../../errors.ts";
-import type { AcceptDriver } from "../core/accept-driver.ts";
-import { storeAccepts } from "../core/accepts.ts";
-import { auditWrites } from "../core/audit-writes.ts";
-import { storeReads } from "../core/core-reads.ts";
-import { storeWrites } from "../core/core-writes.ts";
-import { storeLifecycle } from "../core/lifecycle.ts";
-import { partitionUpkeep } from "../core/partition-upkeep.ts";
-import { type ProgramOutput, programWrites } from "../core/program-writes.ts";
-import { purgeWrites } from "../core/purge-writes.ts";
-import { storeClaims } from "../core/queue-claim.ts";
-import { storeSettles } from "../core/queue-settle.ts";
-import type { CoreTable } from "../core/read-driver.ts";
-import { storeReplays } from "../core/replay.ts";
-import type { SqlStatement } from "../core/sql-template.ts";
+import { coreStore, type StoreDriver } from "../core/core-store.ts";
+import type { ProgramOutput } from "../core/program-writes.ts";
 import type { MigrationReport, Store } from "../types.ts";
 import { type CommitInfo, GroupCommit } from "./group-commit.ts";
 import { openConnection } from "./open-connection.ts";
@@ -158,14 +146,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   writerReady.catch(() => undefined);
   let cachedPragmas: SqlitePragmas | null = null;
 
-  // `life` refuses work once close() is called and lets close() wait for the work under way;
-  // `released` is set only once that work has settled and the connections are being released.
-  const life = storeLifecycle();
+  // `released` is set once core's close() has let the work under way settle and the
+  // connections are being released.
   let released = false;
   const audit = options.audit ?? true;
-  let accepted = 0;
-  let duplicates = 0;
-  let rejections = 0;
   let reads: ReadOperations | undefined;
 
   /** Read statements are prepared once, on first use after the schema exists. */
@@ -235,40 +219,31 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     }
   }
 
-  // The Store's reads are core's (core/core-reads.ts), run on the reading connection.
-  const core = storeReads({
+  // The primitives core's Store runs on (core/core-store.ts): reads on the reading connection,
+  // every write inside the group commit (on the writer thread when there is one).
+  const driver: StoreDriver = {
     dialect: "sqlite",
     table: (name) => name,
-    rows: (statement) => read((current) => current.rows(statement)),
-  });
-
-  // Accepts, rejections, replays and the search by dedup key are core's (core/accepts.ts,
-  // core/replay.ts); an accept's plan runs as one group-commit op (insert-or-get-event.ts).
-  const acceptDriver: AcceptDriver = {
-    dialect: "sqlite",
-    table: (name) => name,
+    audit,
+    now,
     rows: (statement) => read((current) => current.rows(statement)),
     execute: (statements) => write("statements", statements),
     insertOrGetEvent: (plan) => write("insertOrGetEvent", plan),
     insertRows: (_ids, statements) => write("statements", statements),
-  };
-  const accepts = storeAccepts(acceptDriver, audit);
-  const replays = storeReplays(
-    { ...acceptDriver, notifyDeliveries: async () => undefined },
-    core.deliveryById,
-  );
-  // Core's audit and purge run on both primitives: reads on the reading connection, writes in
-  // the group commit.
-  const driver = {
-    dialect: "sqlite",
-    table: (name: CoreTable) => name,
-    rows: <Row>(statement: SqlStatement) => read((current) => current.rows<Row>(statement)),
-    execute: (statements: readonly SqlStatement[]) => write("statements", statements),
-  } as const;
-
-  const store: SqliteStore = {
-    kind: "sqlite",
-    path: options.path,
+    runClaimPlan: (plan) => write("claimPlan", plan),
+    runEndPlans: (plans) => write("endPlans", plans),
+    // The handler's SQL and the delivery's end commit together or not at all.
+    runEndPlanWith: async (plan, work) =>
+      mapErrors((await currentWriter()).exclusive(plan, asHandlerWork(work))),
+    runProgram: (name, input) =>
+      write("program", name, input) as Promise<ProgramOutput<typeof name>>,
+    runRetentionStep: (input) => write("retentionStep", { ...input, audit }),
+    // Workers share this process: nothing to wake elsewhere.
+    notifyDeliveries: async () => undefined,
+    // One writer appends inside the accept's own transaction: nothing is ever pending.
+    appends: "inline",
+    partitioned: false,
+    healSchema: (work) => work(),
 
     async migrate(): Promise<MigrationReport> {
       const w = await mapErrors(currentWriter());
@@ -289,97 +264,35 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return report;
     },
 
-    async accept(input) {
-      const result = await accepts.accept(input);
-      accepted += 1;
-      if (result.duplicate) duplicates += 1;
-      return result;
+    async release(): Promise<void> {
+      released = true;
+      try {
+        const w = await writerReady.catch(() => null);
+        await w?.close(); // commits what was already submitted, then refuses new work
+        if (readDb && !threaded) optimize(readDb);
+      } finally {
+        readDb?.close();
+      }
     },
+  };
+  const { acceptCounters, ...store } = coreStore(driver);
 
-    async recordRejection(input) {
-      await accepts.recordRejection(input);
-      rejections += 1;
-    },
-
-    // ---- audit log (src/store/audit-types.ts) ----
-
-    // One writer appends inside the accept's own transaction: nothing is ever pending.
-    ...auditWrites({ ...driver, appends: "inline" }),
-    ...purgeWrites(driver),
-    retentionStep: (input) => write("retentionStep", { ...input, audit }),
-    ...partitionUpkeep({ partitioned: false }),
-    ...core,
-    ...storeWrites({
-      dialect: "sqlite",
-      table: (name) => name,
-      execute: (statements) => write("statements", statements),
-    }),
-    // Effects, alert records, destination states and circuit closes: core's write programs.
-    ...programWrites({
-      dialect: "sqlite",
-      table: (name) => name,
-      execute: (statements) => write("statements", statements),
-      runProgram: (name, input) =>
-        write("program", name, input) as Promise<ProgramOutput<typeof name>>,
-      notifyDeliveries: async () => undefined,
-    }),
-
-    // ---- processing (src/store/queue-types.ts) ----
-
-    // Claims and lease hand-backs are core's (core/queue-claim.ts); a claim runs in the writer.
-    ...storeClaims({
-      dialect: "sqlite",
-      table: (name) => name,
-      execute: (statements) => write("statements", statements),
-      runClaimPlan: (plan) => write("claimPlan", plan),
-    }),
-
-    ...storeSettles({
-      dialect: "sqlite",
-      table: (name) => name,
-      execute: (statements) => write("statements", statements),
-      runEndPlans: (plans) => write("endPlans", plans),
-      // The handler's SQL and the delivery's end commit together or not at all.
-      runEndPlanWith: async (plan, work) =>
-        mapErrors((await currentWriter()).exclusive(plan, asHandlerWork(work))),
-      wake: async () => undefined,
-      deliveryById: core.deliveryById,
-    }),
-
-    ...replays,
-
-    eventIdsByDedupKey: accepts.eventIdsByDedupKey,
-
-    async ping(): Promise<void> {
-      await write("ping");
-    },
-
-    async close(): Promise<void> {
-      await life.close(async () => {
-        released = true;
-        try {
-          const w = await writerReady.catch(() => null);
-          await w?.close(); // commits what was already submitted, then refuses new work
-          if (readDb && !threaded) optimize(readDb);
-        } finally {
-          readDb?.close();
-        }
-      });
-    },
+  return {
+    ...store,
+    kind: "sqlite",
+    path: options.path,
 
     stats(): SqliteStoreStats {
       const counters = writer?.counters() ?? { commits: 0, largestBatch: 0 };
       return {
         commits: counters.commits,
-        accepted,
-        duplicates,
-        rejections,
+        ...acceptCounters(),
         largestBatch: counters.largestBatch,
       };
     },
 
     pragmas(): SqlitePragmas {
-      life.assertOpen();
+      if (released) throw hookinboxError("HOOKINBOX_STORE_CLOSED");
       if (!threaded && readDb) {
         return {
           journalMode: String(readDb.pragma("journal_mode", { simple: true })),
@@ -393,9 +306,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return cachedPragmas;
     },
   };
-  // Every asynchronous operation runs through `life`, so close() waits for it (a replayEvent
-  // that has written still reads its deliveries back), as on PostgreSQL.
-  return life.guard(store, ["close", "stats", "pragmas"]);
 }
 
 interface ReadOperations {

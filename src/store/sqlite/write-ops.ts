@@ -6,7 +6,6 @@ import type { ProgramInput, ProgramName } from "../core/program-writes.ts";
 import { prepareAuditAppend } from "./audit.ts";
 import type { GroupCommit } from "./group-commit.ts";
 import { prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
-import { preparePing } from "./ping.ts";
 import { prepareAttemptResponses } from "./queue/attempt-responses.ts";
 import { runClaimPlan } from "./queue/claim-plan.ts";
 import { runEndPlans } from "./queue/end-plan.ts";
@@ -35,7 +34,6 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
     log,
   );
   const retentionStep = prepareRetentionStep(db, log);
-  const ping = preparePing(db, now);
   const endPlans = runEndPlans(db);
   const statements = prepareRunStatements(db);
   const recordAttemptResponse = prepareAttemptResponses(db);
@@ -51,7 +49,6 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
   return {
     insertOrGetEvent,
     retentionStep,
-    ping,
     /** A claim core planned (core/claim-plan.ts), run in this transaction. */
     claimPlan: (plan: SqliteClaimPlan) => runClaimPlan(db, plan),
     /** End plans core computed (core/end-plan.ts): whether each one's lease was held. */
