@@ -20,11 +20,11 @@ import { prepareRunStatements } from "./run-statements.ts";
  *
  * @example
  * ```ts
- * const ops = prepareWriteOps(db, group, Date.now);
+ * const ops = prepareWriteOps(db, group);
  * group.submit(() => ops.insertOrGetEvent(acceptPlanOf(input, true)));
  * ```
  */
-export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: () => number) {
+export function prepareWriteOps(db: Database.Database, group: GroupCommit) {
   // One appender for accepts and retention: a transaction's appends share its tree state.
   const log = prepareAuditAppend(db);
   group.addFinisher(log.finisher);

@@ -90,7 +90,7 @@ port.on("message", (message: ToWriter) => {
     case "migrate":
       settle(message.id, () => {
         const report = migrateSqlite(db);
-        ops = prepareWriteOps(db, group, Date.now);
+        ops = prepareWriteOps(db, group);
         return report;
       });
       return;

@@ -39,7 +39,7 @@ export function inlineWriter(
   let ops: WriteOps | undefined;
   const prepared = () => {
     try {
-      ops ??= prepareWriteOps(db, group, now);
+      ops ??= prepareWriteOps(db, group);
     } catch (error) {
       throw storeUnavailable(
         error,
