@@ -22,7 +22,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { createInbox } from "../src/inbox.ts";
 import { createLogger } from "../src/log.ts";
-import { openSqliteStore } from "../src/store/sqlite/sqlite-store.ts";
+import { openSqliteStore } from "../src/store/sqlite/store.ts";
 import { STRIPE_SECRET } from "./ingest/requests.ts";
 import { emitResult, preloadBurndown, sampleRss } from "./queue-events.ts";
 

@@ -20,7 +20,7 @@ import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import pg from "pg";
 import { createInbox } from "../../src/inbox.ts";
-import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { openPostgresStore } from "../../src/store/postgres/store.ts";
 import { STRIPE_SECRET } from "../ingest/requests.ts";
 import { emitResult, preloadBurndown, sampleRss } from "../queue-events.ts";
 import { orderCheck, tell } from "./child.ts";

@@ -10,7 +10,7 @@
 // 3. A hookinbox burn-down (20,000 events, keys on) as shipped and with hookinbox_refresh_event
 //    rewritten as PL/pgSQL in the bench's own database (src/ is not touched).
 import pg from "pg";
-import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { openPostgresStore } from "../../src/store/postgres/store.ts";
 import { plainBody } from "../queue-events.ts";
 import { startChild } from "./child.ts";
 import { createDatabase, databaseUrl, dropDatabase } from "./db.ts";

@@ -11,7 +11,7 @@
 //   graphile-worker: utils.addJob("noop", payload) (makeWorkerUtils, its own pool).
 // Both carry the same ~2 KB Stripe event; ordering keys / queue names are not used here.
 import { Logger, makeWorkerUtils } from "graphile-worker";
-import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { openPostgresStore } from "../../src/store/postgres/store.ts";
 import type { AcceptInput } from "../../src/store/types.ts";
 import { percentiles, plainBody } from "../queue-events.ts";
 import { startChild } from "./child.ts";

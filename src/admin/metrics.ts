@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { IngestMetrics } from "../ingest/ingest-metrics.ts";
 import type { WorkerMetrics } from "../queue/worker-metrics.ts";
 import type { QueueGauges } from "../store/queue-types.ts";
-import type { SqliteStore } from "../store/sqlite/sqlite-store.ts";
+import type { SqliteStore } from "../store/sqlite/store.ts";
 import type { Store } from "../store/types.ts";
 
 /** The metrics of one inbox: a private prom-client registry plus the store's own figures. */

@@ -4,7 +4,7 @@ import { parseStoreUrl } from "../store/open-store.ts";
 import { createPool, parsePostgresUrl } from "../store/postgres/connection.ts";
 import { loadPostgresMigrations } from "../store/postgres/migrate.ts";
 import { schemaNames } from "../store/postgres/schema-names.ts";
-import { explainStartupError, isSchemaMissing } from "../store/postgres/startup-errors.ts";
+import { explainStartupError, isSchemaMissing } from "../store/postgres/errors.ts";
 import { loadSqliteDriver } from "../store/sqlite/load-driver.ts";
 import { loadSqliteMigrations } from "../store/sqlite/migrate.ts";
 

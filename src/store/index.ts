@@ -20,7 +20,7 @@ export {
   type SqliteStore,
   type SqliteStoreOptions,
   type SqliteStoreStats,
-} from "./sqlite/sqlite-store.ts";
+} from "./sqlite/store.ts";
 export type {
   AcceptInput,
   AcceptResult,

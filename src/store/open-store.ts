@@ -1,7 +1,7 @@
 import { hookinboxError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { openPostgresStore } from "./postgres/postgres-store.ts";
-import { openSqliteStore, type SqliteStoreOptions } from "./sqlite/sqlite-store.ts";
+import { openPostgresStore } from "./postgres/store.ts";
+import { openSqliteStore, type SqliteStoreOptions } from "./sqlite/store.ts";
 import type { Store } from "./types.ts";
 
 const acceptedForms =

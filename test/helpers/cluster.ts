@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type pg from "pg";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { openPostgresStore } from "../../src/store/postgres/store.ts";
 import { type GatewayProcess, spawnCommand } from "./gateway-process.ts";
 import { freshDatabase } from "./postgres.ts";
 import { secrets, standardRequest } from "./signers.ts";

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
-import { openSqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
+import { openSqliteStore } from "../../src/store/sqlite/store.ts";
 import { stripeRequest, testSources } from "../helpers/signers.ts";
 import { tempDir } from "../helpers/temp.ts";
 

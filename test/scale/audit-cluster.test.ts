@@ -3,7 +3,7 @@ import { currentTree, proveConsistency, verifyLog } from "../../src/audit/log.ts
 import { verifyConsistency } from "../../src/audit/merkle.ts";
 import { sequenceAll } from "../../src/audit/sequencer.ts";
 import { publicKeyFromHex, verifyTreeHead } from "../../src/audit/tree-head.ts";
-import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { openPostgresStore } from "../../src/store/postgres/store.ts";
 import { postForEventId, spawnAuditGateways } from "../helpers/audit-gateways.ts";
 import { inParallel, killHard, useCluster } from "../helpers/cluster.ts";
 import { schemaPool } from "../helpers/stores.ts";

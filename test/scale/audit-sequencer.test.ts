@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { currentTree, verifyLog } from "../../src/audit/log.ts";
-import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { openPostgresStore } from "../../src/store/postgres/store.ts";
 import { postForEventId, spawnAuditGateways } from "../helpers/audit-gateways.ts";
 import { inParallel, killHard, useCluster } from "../helpers/cluster.ts";
 import { schemaPool } from "../helpers/stores.ts";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { currentTree, proveInclusion } from "../../src/audit/log.ts";
 import { verifyInclusion } from "../../src/audit/merkle.ts";
 import { sequenceAll } from "../../src/audit/sequencer.ts";
-import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { openPostgresStore } from "../../src/store/postgres/store.ts";
 import { freshDatabase } from "../helpers/postgres.ts";
 import { testPool } from "../helpers/stores.ts";
 import { acceptInput } from "./conformance.ts";

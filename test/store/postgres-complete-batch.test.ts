@@ -4,7 +4,7 @@
 // fails. Exact counts, no timing.
 import { afterEach, describe, expect, it } from "vitest";
 import { isHookinboxError } from "../../src/errors.ts";
-import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { openPostgresStore } from "../../src/store/postgres/store.ts";
 import type { ClaimedDelivery, CompleteInput } from "../../src/store/queue-types.ts";
 import type { Store } from "../../src/store/types.ts";
 import { storeFactories, type TestStore } from "../helpers/stores.ts";

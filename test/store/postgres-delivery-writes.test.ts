@@ -5,7 +5,7 @@
 // a schema at 013 that holds rows. Real HTTP receivers on loopback, real PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadPostgresMigrations } from "../../src/store/postgres/migrate.ts";
-import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { openPostgresStore } from "../../src/store/postgres/store.ts";
 import { destination, forwardingInbox, receiver } from "../forward/forward-env.ts";
 import { freshDatabase, migrateSchemaTo } from "../helpers/postgres.ts";
 import { until } from "../helpers/processing.ts";

@@ -5,7 +5,7 @@
 // here ends the two deliveries of 100 events at once from two pools, as two workers would, one
 // end path at a time, and asserts the status of every event.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { openPostgresStore } from "../../src/store/postgres/store.ts";
 import type { ClaimedDelivery, CompleteInput } from "../../src/store/queue-types.ts";
 import { freshDatabase } from "../helpers/postgres.ts";
 import { schemaPool } from "../helpers/stores.ts";

@@ -8,7 +8,7 @@ import type pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadPostgresMigrations } from "../../src/store/postgres/migrate.ts";
 import { dayPartitions, ensurePartitionsPostgres } from "../../src/store/postgres/partitions.ts";
-import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { openPostgresStore } from "../../src/store/postgres/store.ts";
 import { schemaNames } from "../../src/store/postgres/schema-names.ts";
 import { freshDatabase, migrateSchemaTo } from "../helpers/postgres.ts";
 import { testPool } from "../helpers/stores.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadPostgresMigrations } from "../../src/store/postgres/migrate.ts";
-import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { openPostgresStore } from "../../src/store/postgres/store.ts";
 import { freshDatabase, migrateSchemaTo } from "../helpers/postgres.ts";
 import { testPool } from "../helpers/stores.ts";
 import { acceptInput } from "./conformance.ts";

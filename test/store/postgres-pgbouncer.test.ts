@@ -5,7 +5,7 @@ import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { isHookinboxError } from "../../src/errors.ts";
 import { parsePostgresUrl } from "../../src/store/postgres/connection.ts";
-import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { openPostgresStore } from "../../src/store/postgres/store.ts";
 import { freshDatabase, pgbouncerServerUrl, postgresMigrationCount } from "../helpers/postgres.ts";
 import { until } from "../helpers/processing.ts";
 import { testPool } from "../helpers/stores.ts";

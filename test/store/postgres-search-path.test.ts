@@ -6,7 +6,7 @@ import { type Gateway, startGateway } from "../../src/gateway/start-gateway.ts";
 import type { Handler } from "../../src/handlers/types.ts";
 import { PermanentError } from "../../src/index.ts";
 import { loadPostgresMigrations } from "../../src/store/postgres/migrate.ts";
-import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { openPostgresStore } from "../../src/store/postgres/store.ts";
 import { testAdminToken } from "../helpers/admin-token.ts";
 import { freshDatabase, postgresMigrationCount } from "../helpers/postgres.ts";
 import { until } from "../helpers/processing.ts";

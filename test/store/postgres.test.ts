@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPostgresStore } from "../../src/store/postgres/postgres-store.ts";
+import { openPostgresStore } from "../../src/store/postgres/store.ts";
 import { freshDatabase, postgresMigrationCount } from "../helpers/postgres.ts";
 import { acceptInput, runStoreConformance } from "./conformance.ts";
 import { runQueueConformance } from "./queue-conformance.ts";

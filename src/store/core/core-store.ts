@@ -28,7 +28,7 @@ import { executeText } from "./write-driver.ts";
  *
  * @example
  * ```ts
- * const store = coreStore(sqliteDriver); // sqlite/sqlite-store.ts builds the driver
+ * const store = coreStore(sqliteDriver); // sqlite/store.ts builds the driver
  * ```
  */
 export type StoreDriver = AcceptDriver &

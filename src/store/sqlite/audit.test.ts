@@ -9,7 +9,7 @@ import type { AcceptInput } from "../types.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
 import { migrateSqlite } from "./migrate.ts";
-import { openConnection } from "./open-connection.ts";
+import { openConnection } from "./connection.ts";
 
 // The tree row is written once per transaction, by a finisher the group commit runs before each
 // COMMIT. These tests pin what that must survive: many appends in one batch, and a batch that

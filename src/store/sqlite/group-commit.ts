@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { hookinboxError } from "../../errors.ts";
-import { isDatabaseWideError, storeUnavailable } from "./sqlite-errors.ts";
+import { isDatabaseWideError, storeUnavailable } from "./errors.ts";
 
 /**
  * Group commit for a synchronous SQLite connection.

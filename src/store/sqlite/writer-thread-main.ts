@@ -5,7 +5,7 @@ import { HookinboxError } from "../../errors.ts";
 import type { EndPlan } from "../core/end-plan.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { migrateSqlite } from "./migrate.ts";
-import { openConnection } from "./open-connection.ts";
+import { openConnection } from "./connection.ts";
 import { createTransactionClient } from "./transaction-client.ts";
 import { prepareWriteOps, type WriteOps } from "./write-ops.ts";
 

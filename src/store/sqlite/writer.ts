@@ -4,7 +4,7 @@ import type { TransactionClient } from "../queue-types.ts";
 import type { MigrationReport } from "../types.ts";
 import type { GroupCommit } from "./group-commit.ts";
 import { migrateSqlite } from "./migrate.ts";
-import { storeUnavailable } from "./sqlite-errors.ts";
+import { storeUnavailable } from "./errors.ts";
 import { createTransactionClient } from "./transaction-client.ts";
 import { prepareWriteOps, type WriteOp, type WriteOps } from "./write-ops.ts";
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openConnection } from "./open-connection.ts";
+import { openConnection } from "./connection.ts";
 
 const folder = mkdtempSync(join(tmpdir(), "hookinbox-open-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

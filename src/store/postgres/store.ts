@@ -13,7 +13,7 @@ import { runWriteProgram } from "./run-program.ts";
 import { runStatementsPostgres } from "./run-statements.ts";
 import { runTransactionPostgres } from "./run-transaction.ts";
 import { schemaNames } from "./schema-names.ts";
-import { explainStartupError, isSchemaMissing } from "./startup-errors.ts";
+import { explainStartupError, isSchemaMissing } from "./errors.ts";
 
 /** A PostgreSQL store: the Store contract plus the pool's own lifecycle. */
 export interface PostgresStore extends Store {
