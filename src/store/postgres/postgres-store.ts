@@ -12,6 +12,7 @@ import { storeClaims } from "../core/queue-claim.ts";
 import { storeSettles } from "../core/queue-settle.ts";
 import type { CoreTable } from "../core/read-driver.ts";
 import { storeReplays } from "../core/replay.ts";
+import { retentionWrites } from "../core/retention-step.ts";
 import type { SqlStatement } from "../core/sql-template.ts";
 import type { Store } from "../types.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
@@ -22,7 +23,7 @@ import { ensurePartitionsPostgres } from "./partitions.ts";
 import { pingPostgres } from "./ping.ts";
 import { runClaimPlan } from "./queue/claim-plan.ts";
 import { runEndPlans, runEndPlanWith } from "./queue/end-plan.ts";
-import { retentionStepPostgres } from "./retention-step.ts";
+import { runRetentionProgram } from "./retention-step.ts";
 import { runWriteProgram } from "./run-program.ts";
 import { runStatementsPostgres } from "./run-statements.ts";
 import { runTransactionPostgres } from "./run-transaction.ts";
@@ -136,6 +137,11 @@ export function openPostgresStore(
     execute: (statements: readonly SqlStatement[]) => runStatementsPostgres(pool, statements),
   } as const;
 
+  const retention = retentionWrites({
+    ...driver,
+    runRetentionProgram: (program) => runRetentionProgram(pool, t, program),
+  });
+
   return {
     kind: "postgres",
     schema: url.schema,
@@ -148,7 +154,7 @@ export function openPostgresStore(
     accept: (input) => run(() => healSchema(() => accepts.accept(input))),
     recordRejection: (input) => run(() => accepts.recordRejection(input)),
     retentionStep: (input) =>
-      run(() => retentionStepPostgres(pool, t, { ...input, audit: options.audit ?? true })),
+      run(() => retention.retentionStep({ ...input, audit: options.audit ?? true })),
     ...life.guard(
       partitionUpkeep({
         partitioned: true,

@@ -13,6 +13,7 @@ import { storeClaims } from "../core/queue-claim.ts";
 import { storeSettles } from "../core/queue-settle.ts";
 import type { CoreTable } from "../core/read-driver.ts";
 import { storeReplays } from "../core/replay.ts";
+import { retentionWrites } from "../core/retention-step.ts";
 import type { SqlStatement } from "../core/sql-template.ts";
 import type { MigrationReport, Store } from "../types.ts";
 import { type CommitInfo, GroupCommit } from "./group-commit.ts";
@@ -265,6 +266,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     rows: <Row>(statement: SqlStatement) => read((current) => current.rows<Row>(statement)),
     execute: (statements: readonly SqlStatement[]) => write("statements", statements),
   } as const;
+  const retention = retentionWrites({
+    ...driver,
+    runRetentionProgram: (program) => write("retentionProgram", program),
+  });
 
   const store: SqliteStore = {
     kind: "sqlite",
@@ -306,7 +311,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     // One writer appends inside the accept's own transaction: nothing is ever pending.
     ...auditWrites({ ...driver, appends: "inline" }),
     ...purgeWrites(driver),
-    retentionStep: (input) => write("retentionStep", { ...input, audit }),
+    retentionStep: (input) => retention.retentionStep({ ...input, audit }),
     ...partitionUpkeep({ partitioned: false }),
     ...core,
     ...storeWrites({

@@ -3,6 +3,7 @@ import { hookinboxError } from "../../errors.ts";
 import type { SqliteClaimPlan } from "../core/claim-plan.ts";
 import type { EndPlan } from "../core/end-plan.ts";
 import type { ProgramInput, ProgramName } from "../core/program-writes.ts";
+import type { RetentionProgramInput } from "../core/retention-step.ts";
 import { prepareAuditAppend } from "./audit.ts";
 import type { GroupCommit } from "./group-commit.ts";
 import { prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
@@ -10,7 +11,7 @@ import { preparePing } from "./ping.ts";
 import { prepareAttemptResponses } from "./queue/attempt-responses.ts";
 import { runClaimPlan } from "./queue/claim-plan.ts";
 import { runEndPlans } from "./queue/end-plan.ts";
-import { prepareRetentionStep } from "./retention-step.ts";
+import { runRetentionProgram } from "./retention-step.ts";
 import { runWriteProgram } from "./run-program.ts";
 import { prepareRunStatements } from "./run-statements.ts";
 
@@ -34,7 +35,6 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
     (finisher) => group.addFinisher(finisher),
     log,
   );
-  const retentionStep = prepareRetentionStep(db, log);
   const ping = preparePing(db, now);
   const endPlans = runEndPlans(db);
   const statements = prepareRunStatements(db);
@@ -50,7 +50,9 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit, now: 
     });
   return {
     insertOrGetEvent,
-    retentionStep,
+    /** Core's retention program (core/retention-step.ts), its leaves appended, in this transaction. */
+    retentionProgram: (program: RetentionProgramInput) =>
+      runRetentionProgram(statements, log, program),
     ping,
     /** A claim core planned (core/claim-plan.ts), run in this transaction. */
     claimPlan: (plan: SqliteClaimPlan) => runClaimPlan(db, plan),
