@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { hookinboxError } from "../errors.ts";
 import { parseStoreUrl } from "../store/open-store.ts";
 import { createPool, parsePostgresUrl } from "../store/postgres/connection.ts";
+import { explainStartupError, isSchemaMissing } from "../store/postgres/errors.ts";
 import { loadPostgresMigrations } from "../store/postgres/migrate.ts";
 import { schemaNames } from "../store/postgres/schema-names.ts";
-import { explainStartupError, isSchemaMissing } from "../store/postgres/errors.ts";
 import { loadSqliteDriver } from "../store/sqlite/load-driver.ts";
 import { loadSqliteMigrations } from "../store/sqlite/migrate.ts";
 

@@ -16,7 +16,7 @@ import { acceptInput } from "./conformance.ts";
 
 /** Every function hookinbox's schema may hold, by signature. */
 const allowedFunctions = [
-  // 012: the audit log's batch append, called by retention-record.ts.
+  // 012: the audit log's batch append, called by postgres/retention-step.ts.
   "hookinbox_audit_append_leaves(text[],bytea[],bytea[])",
 ];
 

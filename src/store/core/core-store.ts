@@ -1,4 +1,3 @@
-import type { RetentionStepInput, RetentionStepResult } from "../retention-types.ts";
 import type { MigrationReport, Store } from "../types.ts";
 import type { AcceptDriver } from "./accept-driver.ts";
 import { storeAccepts } from "./accepts.ts";
@@ -14,6 +13,7 @@ import { purgeWrites } from "./purge-writes.ts";
 import { storeClaims } from "./queue-claim.ts";
 import { storeSettles } from "./queue-settle.ts";
 import { storeReplays } from "./replay.ts";
+import { type RetentionDriver, retentionWrites } from "./retention-step.ts";
 import { executeText } from "./write-driver.ts";
 
 /**
@@ -32,6 +32,7 @@ import { executeText } from "./write-driver.ts";
  * ```
  */
 export type StoreDriver = AcceptDriver &
+  RetentionDriver &
   ClaimDriver &
   EndPlanDriver &
   ProgramDriver &
@@ -43,8 +44,6 @@ export type StoreDriver = AcceptDriver &
     now(): number;
     /** Applies the numbered migrations (the DDL mechanics are the driver's). */
     migrate(): Promise<MigrationReport>;
-    /** One retention step, the audit leaf of what it deleted in the same transaction. */
-    runRetentionStep(input: RetentionStepInput): Promise<RetentionStepResult>;
     /**
      * Runs `work`; when it fails because the schema vanished under a running store, applies
      * the migrations once and runs it again (PostgreSQL). SQLite runs it as is.
@@ -85,6 +84,7 @@ export function coreStore(
   const reads = storeReads(driver);
   const accepts = storeAccepts(driver, driver.audit);
   const claims = storeClaims(driver);
+  const retention = retentionWrites(driver);
   const heartbeat = `INSERT INTO ${driver.table("hookinbox_heartbeat")} (id, at) VALUES (1, ?)
      ON CONFLICT (id) DO UPDATE SET at = excluded.at`;
   let accepted = 0;
@@ -117,7 +117,7 @@ export function coreStore(
     ...auditWrites(driver),
     ...purgeWrites(driver),
     ...partitionUpkeep(driver),
-    retentionStep: (input) => driver.runRetentionStep(input),
+    retentionStep: (input) => retention.retentionStep({ ...input, audit: driver.audit }),
     // A real write and commit: a resolved ping proves the store can commit (what /readyz needs).
     async ping() {
       await driver.healSchema(() => executeText(driver, [[heartbeat, [Math.floor(driver.now())]]]));

@@ -18,6 +18,7 @@ export type CoreTable =
   | "effects"
   | "destinations"
   | "receipts"
+  | "receipts_accepted"
   | "receipts_rejected"
   | "alert_outbox";
 

@@ -2,18 +2,18 @@ import type { Logger } from "../../log.ts";
 import { coreStore, type StoreDriver } from "../core/core-store.ts";
 import type { Store } from "../types.ts";
 import { createPool, parsePostgresUrl, withRetry } from "./connection.ts";
+import { explainStartupError, isSchemaMissing } from "./errors.ts";
 import { insertRowsPostgres, prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
 import { listenForDeliveries } from "./listen.ts";
 import { migratePostgres } from "./migrate.ts";
 import { ensurePartitionsPostgres } from "./partitions.ts";
 import { runClaimPlan } from "./queue/claim-plan.ts";
 import { runEndPlans, runEndPlanWith } from "./queue/end-plan.ts";
-import { retentionStepPostgres } from "./retention-step.ts";
+import { runRetentionProgram } from "./retention-step.ts";
 import { runWriteProgram } from "./run-program.ts";
 import { runStatementsPostgres } from "./run-statements.ts";
 import { runTransactionPostgres } from "./run-transaction.ts";
 import { schemaNames } from "./schema-names.ts";
-import { explainStartupError, isSchemaMissing } from "./errors.ts";
 
 /** A PostgreSQL store: the Store contract plus the pool's own lifecycle. */
 export interface PostgresStore extends Store {
@@ -102,7 +102,7 @@ export function openPostgresStore(
     runEndPlans: runEndPlans(pool, t),
     runEndPlanWith: (plan, work) => runEndPlanWith(pool, t, plan, work),
     runProgram: (name, input) => runWriteProgram(pool, t, name, input),
-    runRetentionStep: (input) => retentionStepPostgres(pool, t, { ...input, audit }),
+    runRetentionProgram: (program) => runRetentionProgram(pool, t, program),
     notifyDeliveries: async () => {
       await withRetry(() => pool.query("SELECT pg_notify($1, '')", [channel]));
     },

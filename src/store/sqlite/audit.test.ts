@@ -6,10 +6,10 @@ import { decodeRange, rangeRoot } from "../../audit/compact-range.ts";
 import { treeRoot } from "../../audit/merkle.ts";
 import { acceptPlanOf } from "../core/accepts.ts";
 import type { AcceptInput } from "../types.ts";
+import { openConnection } from "./connection.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
 import { migrateSqlite } from "./migrate.ts";
-import { openConnection } from "./connection.ts";
 
 // The tree row is written once per transaction, by a finisher the group commit runs before each
 // COMMIT. These tests pin what that must survive: many appends in one batch, and a batch that

@@ -3,10 +3,10 @@ import { HookinboxError, hookinboxError } from "../../errors.ts";
 import { coreStore, type StoreDriver } from "../core/core-store.ts";
 import type { ProgramOutput } from "../core/program-writes.ts";
 import type { MigrationReport, Store } from "../types.ts";
-import { type CommitInfo, GroupCommit } from "./group-commit.ts";
 import { openConnection } from "./connection.ts";
-import { prepareRows } from "./run-statements.ts";
 import { asHandlerWork, isHandlerError, storeUnavailable } from "./errors.ts";
+import { type CommitInfo, GroupCommit } from "./group-commit.ts";
+import { prepareRows } from "./run-statements.ts";
 import { startThreadWriter } from "./thread-writer.ts";
 import type { WriteOp, WriteOps } from "./write-ops.ts";
 import { inlineWriter, type SqliteWriter } from "./writer.ts";
@@ -237,7 +237,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       mapErrors((await currentWriter()).exclusive(plan, asHandlerWork(work))),
     runProgram: (name, input) =>
       write("program", name, input) as Promise<ProgramOutput<typeof name>>,
-    runRetentionStep: (input) => write("retentionStep", { ...input, audit }),
+    runRetentionProgram: (program) => write("retentionProgram", program),
     // Workers share this process: nothing to wake elsewhere.
     notifyDeliveries: async () => undefined,
     // One writer appends inside the accept's own transaction: nothing is ever pending.

@@ -3,13 +3,14 @@ import { hookinboxError } from "../../errors.ts";
 import type { SqliteClaimPlan } from "../core/claim-plan.ts";
 import type { EndPlan } from "../core/end-plan.ts";
 import type { ProgramInput, ProgramName } from "../core/program-writes.ts";
+import type { RetentionProgramInput } from "../core/retention-step.ts";
 import { prepareAuditAppend } from "./audit.ts";
 import type { GroupCommit } from "./group-commit.ts";
 import { prepareInsertOrGetEvent } from "./insert-or-get-event.ts";
 import { prepareAttemptResponses } from "./queue/attempt-responses.ts";
 import { runClaimPlan } from "./queue/claim-plan.ts";
 import { runEndPlans } from "./queue/end-plan.ts";
-import { prepareRetentionStep } from "./retention-step.ts";
+import { runRetentionProgram } from "./retention-step.ts";
 import { runWriteProgram } from "./run-program.ts";
 import { prepareRunStatements } from "./run-statements.ts";
 
@@ -33,7 +34,6 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit) {
     (finisher) => group.addFinisher(finisher),
     log,
   );
-  const retentionStep = prepareRetentionStep(db, log);
   const endPlans = runEndPlans(db);
   const statements = prepareRunStatements(db);
   const recordAttemptResponse = prepareAttemptResponses(db);
@@ -48,7 +48,9 @@ export function prepareWriteOps(db: Database.Database, group: GroupCommit) {
     });
   return {
     insertOrGetEvent,
-    retentionStep,
+    /** Core's retention program (core/retention-step.ts), its leaves appended, in this transaction. */
+    retentionProgram: (program: RetentionProgramInput) =>
+      runRetentionProgram(statements, log, program),
     /** A claim core planned (core/claim-plan.ts), run in this transaction. */
     claimPlan: (plan: SqliteClaimPlan) => runClaimPlan(db, plan),
     /** End plans core computed (core/end-plan.ts): whether each one's lease was held. */

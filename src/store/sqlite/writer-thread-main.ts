@@ -3,9 +3,9 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { HookinboxError } from "../../errors.ts";
 import type { EndPlan } from "../core/end-plan.ts";
+import { openConnection } from "./connection.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { migrateSqlite } from "./migrate.ts";
-import { openConnection } from "./connection.ts";
 import { createTransactionClient } from "./transaction-client.ts";
 import { prepareWriteOps, type WriteOps } from "./write-ops.ts";
 

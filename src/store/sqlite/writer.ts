@@ -2,9 +2,9 @@ import type Database from "better-sqlite3";
 import type { EndPlan } from "../core/end-plan.ts";
 import type { TransactionClient } from "../queue-types.ts";
 import type { MigrationReport } from "../types.ts";
+import { storeUnavailable } from "./errors.ts";
 import type { GroupCommit } from "./group-commit.ts";
 import { migrateSqlite } from "./migrate.ts";
-import { storeUnavailable } from "./errors.ts";
 import { createTransactionClient } from "./transaction-client.ts";
 import { prepareWriteOps, type WriteOp, type WriteOps } from "./write-ops.ts";
 
