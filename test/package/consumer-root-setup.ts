@@ -1,8 +1,6 @@
 // Vitest global setup: one folder per test run for the consumer projects of test/package/
 // (consumer-root.ts installs the packed tarball and the frameworks there once, for every file
-// that needs them), removed when the run ends. `.ci/run` names it in HOOKINBOX_CONSUMER_ROOT
-// (an empty folder it made), where its prebuild (prebuild-consumers.ts) installs and builds
-// while the shared test files run.
+// that needs them), removed when the run ends.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,8 +18,7 @@ export default function setup(project: TestProject): (() => void) | undefined {
   // extends it (vitest.config.ts has three): the root's run serves them all (a project's tests
   // see what the root provided).
   if (!project.isRootProject()) return;
-  const dir =
-    process.env.HOOKINBOX_CONSUMER_ROOT || mkdtempSync(join(tmpdir(), "hookinbox-consumers-"));
+  const dir = mkdtempSync(join(tmpdir(), "hookinbox-consumers-"));
   project.provide("consumerRootDir", dir);
   return () => rmSync(dir, { recursive: true, force: true });
 }

@@ -18,7 +18,6 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createServer } from "node:net";
-import { getPriority, setPriority } from "node:os";
 import { join } from "node:path";
 import { inject } from "vitest";
 import { repoRoot, tempDir } from "../helpers/temp.ts";
@@ -81,66 +80,20 @@ export function packedTarball(into: string): string {
 }
 
 /**
- * Gives `pid` and every process below it (each thread: Linux keeps a nice value per thread) the
- * default priority, so that a test waiting for a lock held by `.ci/run`'s niced prebuild
- * (prebuild-consumers.ts) does not wait at the prebuild's low priority. Best effort.
+ * Runs `work` while holding `dir`'s install lock (a folder: mkdir is atomic), so that two test
+ * files running at once (the "paired" project) neither install nor copy fixtures over each other.
  */
-function reniceTree(pid: number): void {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  const pending = [pid];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    pending.push(...(children.get(next) ?? []));
-    try {
-      for (const task of readdirSync(`/proc/${next}/task`)) {
-        if (getPriority(Number(task)) > 0) setPriority(Number(task), 0);
-      }
-    } catch {
-      // Ended meanwhile, or not ours to raise.
-    }
-  }
-}
-
-/**
- * Runs `work` while holding the lock `name` in `dir` (a folder: mkdir is atomic), so that two
- * test files running at once (the "paired" project), or a test file and `.ci/run`'s prebuild,
- * neither install nor build over each other. A waiter raises a niced holder to its own priority.
- *
- * @example
- * whileLocked(root.dir, () => build(root), "next-example");
- */
-export function whileLocked<T>(dir: string, work: () => T, name = "install"): T {
-  const lock = join(dir, `${name}.lock`);
+function whileLocked<T>(dir: string, work: () => T): T {
+  const lock = join(dir, "install.lock");
   const pause = new Int32Array(new SharedArrayBuffer(4));
   const deadline = Date.now() + 600_000;
-  let reniced = false;
   for (;;) {
     try {
       mkdirSync(lock);
-      writeFileSync(join(lock, "pid"), String(process.pid));
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       if (Date.now() > deadline) throw new Error(`consumer root: ${lock} held for 10 minutes`);
-      const holder = Number(readFileSyncOr(join(lock, "pid")));
-      if (holder > 0 && !alive(holder)) {
-        // Its holder was killed before it could let go (a SIGKILLed prebuild).
-        rmSync(lock, { recursive: true, force: true });
-        continue;
-      }
-      if (holder > 0 && !reniced) {
-        reniceTree(holder);
-        reniced = true;
-      }
       Atomics.wait(pause, 0, 0, 250);
     }
   }
@@ -151,25 +104,6 @@ export function whileLocked<T>(dir: string, work: () => T, name = "install"): T 
   }
 }
 
-/** Whether process `pid` is still there. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ESRCH";
-  }
-}
-
-/** A file's text, or "" when it is not there (yet). */
-function readFileSyncOr(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return "";
-  }
-}
-
 /**
  * Packs (or finds) the tarball and installs it with every consumer's framework into the run's
  * consumer folder, unless an earlier test file of this run already did.
@@ -177,34 +111,23 @@ function readFileSyncOr(file: string): string {
 export function installConsumerRoot(): ConsumerRoot {
   const shared = inject("consumerRootDir");
   const tmp = shared ? { dir: shared, cleanup: () => {} } : tempDir("hookinbox-consumers-");
-  return { ...installConsumerRootIn(tmp.dir), cleanup: tmp.cleanup };
-}
-
-/**
- * What installConsumerRoot does in a given folder (also run by `.ci/run`'s prebuild,
- * prebuild-consumers.ts, outside vitest); its cleanup removes nothing.
- *
- * @example
- * const root = installConsumerRootIn(process.env.HOOKINBOX_CONSUMER_ROOT!);
- */
-export function installConsumerRootIn(dir: string): ConsumerRoot {
-  const marker = join(dir, "installed.json");
-  const tarball = whileLocked(dir, () => {
+  const marker = join(tmp.dir, "installed.json");
+  const tarball = whileLocked(tmp.dir, () => {
     if (existsSync(marker)) {
-      console.log(`consumer root: reusing this run's install in ${dir}`);
+      console.log(`consumer root: reusing this run's install in ${tmp.dir}`);
       return (JSON.parse(readFileSync(marker, "utf8")) as { tarball: string }).tarball;
     }
-    const packed = packedTarball(dir);
-    writeFileSync(join(dir, "package.json"), '{ "name": "consumers", "private": true }\n');
-    npmInstall(dir, [
+    const packed = packedTarball(tmp.dir);
+    writeFileSync(join(tmp.dir, "package.json"), '{ "name": "consumers", "private": true }\n');
+    npmInstall(tmp.dir, [
       packed,
       ...Object.entries(consumerDependencies).map(([name, version]) => `${name}@${version}`),
     ]);
     writeFileSync(marker, JSON.stringify({ tarball: packed }));
-    cpSync(join(repoRoot, "test/package/fixtures"), dir, { recursive: true });
+    cpSync(join(repoRoot, "test/package/fixtures"), tmp.dir, { recursive: true });
     return packed;
   });
-  return { dir, tarball, tarballBytes: statSync(tarball).size, cleanup: () => {} };
+  return { dir: tmp.dir, tarball, tarballBytes: statSync(tarball).size, cleanup: tmp.cleanup };
 }
 
 /** A port free on 127.0.0.1 now (for servers that take no port 0, as `next start`). */

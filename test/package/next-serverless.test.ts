@@ -3,15 +3,16 @@
 // tarball and run with `next start`. Events are processed by `after` right after each response and
 // by the cron route; Prisma writes commit in the delivery's own transaction. Signed by the `stripe`
 // package (test/helpers/signers.ts). The Prisma client is generated with a stub schema engine:
-// `prisma generate` needs none, but would otherwise try to download one (next-example.ts builds
-// it, or `.ci/run`'s prebuild did already).
-import { readFileSync } from "node:fs";
+// `prisma generate` needs none, but would otherwise try to download one.
+import { execFileSync } from "node:child_process";
+import { chmodSync, cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase } from "../helpers/postgres.ts";
 import { until } from "../helpers/processing.ts";
 import { secrets, stripeRequest } from "../helpers/signers.ts";
+import { repoRoot } from "../helpers/temp.ts";
 import {
   type ConsumerProcess,
   type ConsumerRoot,
@@ -19,8 +20,8 @@ import {
   installConsumerRoot,
   startConsumer,
 } from "./consumer-root.ts";
-import { buildNextExample } from "./next-example.ts";
 
+const example = join(repoRoot, "examples/nextjs-prisma-stripe");
 const cronSecret = "cron-secret-of-the-next-serverless-test-0123456789";
 const EVENTS = 200;
 const COPIES = 50;
@@ -35,7 +36,29 @@ let server: ConsumerProcess | undefined;
 
 beforeAll(async () => {
   root = installConsumerRoot();
-  ({ app, next } = buildNextExample(root));
+  app = join(root.dir, "nextjs-prisma-stripe");
+  cpSync(example, app, {
+    recursive: true,
+    filter: (path) => !/\/(node_modules|\.next|generated)(\/|$)/.test(path.slice(example.length)),
+  });
+  const stub = join(root.dir, "schema-engine-stub");
+  writeFileSync(stub, "#!/bin/sh\necho 'no schema engine in this test' >&2\nexit 1\n");
+  chmodSync(stub, 0o755);
+  execFileSync(
+    process.execPath,
+    [join(root.dir, "node_modules/prisma/build/index.js"), "generate"],
+    {
+      cwd: app,
+      env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: stub, PRISMA_HIDE_UPDATE_MESSAGE: "1" },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  next = join(root.dir, "node_modules/next/dist/bin/next");
+  execFileSync(process.execPath, [next, "build"], {
+    cwd: app,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", HOOKINBOX_EXAMPLE_ROOT: root.dir },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   db = await freshDatabase();
   client = new pg.Client({ connectionString: db.url });
   await client.connect();
