@@ -16,7 +16,7 @@ export type CoreCircuitWrites =
  * The destinations' rate window and circuit breaker counters, once for both stores over a
  * driver's `execute` primitive: each rule is one conditional UPDATE, so every process sharing
  * the database counts in one window and one circuit (a change that lost a race changes nothing
- * and answers null or false). The writes that wake or defer deliveries stay with the drivers.
+ * and answers null or false). Waking and deferring deliveries are core's too (destination-wakes.ts, queue-claim.ts).
  *
  * @example
  * ```ts

@@ -8,6 +8,7 @@ import {
 import type { CoreTable } from "../core/read-driver.ts";
 import { driveProgramAsync } from "../core/write-program.ts";
 import { withRetry, withTransaction } from "./connection.ts";
+import { runOnClient } from "./run-statements.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
 /**
@@ -29,14 +30,9 @@ export function runWriteProgram<N extends ProgramName>(
   const ctx = { dialect: "postgres" as const, table: (table: CoreTable) => t[table] };
   return withRetry(() =>
     withTransaction(pool, (client) =>
-      driveProgramAsync(startProgram(ctx, name, input), async (statements) => {
-        const results = [];
-        for (const statement of statements) {
-          const result = await client.query(statement.text, statement.params);
-          results.push({ rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 });
-        }
-        return results;
-      }),
+      driveProgramAsync(startProgram(ctx, name, input), (statements) =>
+        runOnClient(client, statements),
+      ),
     ),
   );
 }

@@ -1,8 +1,9 @@
 import type pg from "pg";
-import type { SqlResult, SqlStatement } from "../core/sql-template.ts";
+import type { SqlStatement } from "../core/sql-template.ts";
 import type { WriteDriver } from "../core/write-driver.ts";
 import { byteaArrayParam } from "./binary-array.ts";
 import { withRetry, withTransaction } from "./connection.ts";
+import { runOnClient } from "./run-statements.ts";
 import type { SchemaNames } from "./schema-names.ts";
 
 /** A parameter as pg sends it: a non-empty list of byte strings goes as a binary bytea[]. */
@@ -33,14 +34,7 @@ export function runTransactionPostgres<T>(
       work({
         dialect: "postgres",
         table: (name) => t[name],
-        async execute(statements: readonly SqlStatement[]) {
-          const results: SqlResult<unknown>[] = [];
-          for (const { text, params } of statements) {
-            const result = await client.query(text, params.map(bound));
-            results.push({ rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 });
-          }
-          return results;
-        },
+        execute: (statements: readonly SqlStatement[]) => runOnClient(client, statements, bound),
       }),
     ),
   );

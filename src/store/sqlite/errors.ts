@@ -53,6 +53,24 @@ export function storeUnavailable(error: unknown, detail?: string): HookinboxErro
   return hookinboxError("HOOKINBOX_STORE_UNAVAILABLE", reason, error);
 }
 
+/**
+ * Wraps an error from preparing statements as HOOKINBOX_STORE_UNAVAILABLE, saying "run migrate()
+ * first" when a table is missing (the schema was never migrated).
+ *
+ * @example
+ * ```ts
+ * try { ops = prepareWriteOps(db, group) } catch (e) { throw prepareFailed(e) }
+ * ```
+ */
+export function prepareFailed(error: unknown): HookinboxError {
+  return storeUnavailable(
+    error,
+    /no such table/i.test(String((error as Error | null)?.message))
+      ? "schema is missing; run migrate() first"
+      : undefined,
+  );
+}
+
 /** Errors thrown by a handler's own work inside `ctx.transaction` (its SQL included). */
 const handlerErrors = new WeakSet<object>();
 

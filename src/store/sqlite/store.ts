@@ -4,7 +4,7 @@ import { coreStore, type StoreDriver } from "../core/core-store.ts";
 import type { ProgramOutput } from "../core/program-writes.ts";
 import type { MigrationReport, Store } from "../types.ts";
 import { openConnection } from "./connection.ts";
-import { asHandlerWork, isHandlerError, storeUnavailable } from "./errors.ts";
+import { asHandlerWork, isHandlerError, prepareFailed, storeUnavailable } from "./errors.ts";
 import { type CommitInfo, GroupCommit } from "./group-commit.ts";
 import { prepareRows } from "./run-statements.ts";
 import { startThreadWriter } from "./thread-writer.ts";
@@ -164,12 +164,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         rows: prepareRows(db),
       };
     } catch (error) {
-      throw storeUnavailable(
-        error,
-        /no such table/i.test(String((error as Error).message))
-          ? "schema is missing; run migrate() first"
-          : undefined,
-      );
+      throw prepareFailed(error);
     }
     return reads;
   }

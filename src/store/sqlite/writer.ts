@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import type { EndPlan } from "../core/end-plan.ts";
 import type { TransactionClient } from "../queue-types.ts";
 import type { MigrationReport } from "../types.ts";
-import { storeUnavailable } from "./errors.ts";
+import { prepareFailed } from "./errors.ts";
 import type { GroupCommit } from "./group-commit.ts";
 import { migrateSqlite } from "./migrate.ts";
 import { createTransactionClient } from "./transaction-client.ts";
@@ -41,12 +41,7 @@ export function inlineWriter(
     try {
       ops ??= prepareWriteOps(db, group);
     } catch (error) {
-      throw storeUnavailable(
-        error,
-        /no such table/i.test(String((error as Error).message))
-          ? "schema is missing; run migrate() first"
-          : undefined,
-      );
+      throw prepareFailed(error);
     }
     return ops;
   };
