@@ -111,17 +111,22 @@ export function busCrashScenario(name: string, harness: () => Promise<BusHarness
     const count = async () => distinctIds(await b.read());
 
     const first = await spawn(writeConfig("first", 100));
-    const posting = post(first.url, 0, perKey / 2);
+    // The first process gets 30 of each key's 100 before the restart and 20 more after it: on a
+    // loaded machine the restart command can take seconds to begin while publishing goes on, so
+    // only events posted after it returns are sure to be left for a new connection to publish.
+    const beforeRestart = post(first.url, 0, 30);
     await until(async () => (await count()) >= 100, 30_000, "publishing under way");
     const restartMs = await b.restart();
     const atRestart = await count();
+    await beforeRestart;
+    const afterRestart = post(first.url, 30, perKey / 2);
     // Publishing picks up again on a new connection, then the worker dies mid-flight.
     await until(
       async () => (await count()) >= atRestart + 50,
       30_000,
       "publishing after the restart",
     );
-    await posting;
+    await afterRestart;
     await killHard(first);
     processes.delete(first);
     const killedAt = await count();
