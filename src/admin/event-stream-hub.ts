@@ -96,11 +96,17 @@ function createHub(host: AdminHost): StreamHub {
   let running = false;
   let again = false;
 
-  const read = async (emit: boolean) => {
+  /**
+   * Reads the events from the floor on that were not read yet. The priming read (`emit` false,
+   * `before` the time of the first subscribe) only marks as read those made before that time: an
+   * event accepted once the first listener subscribed, but before this read's query ran, is sent
+   * by the next tick instead of being taken for one that was already there.
+   */
+  const read = async (emit: boolean, before = Number.POSITIVE_INFINITY) => {
     await host.ready();
     const { store } = host.operations;
     const all = await eventsBetween(store, {}, eventIdFloor(floor), null);
-    const fresh = all.filter((event) => !seen.has(event.id));
+    const fresh = all.filter((event) => !seen.has(event.id) && idTime(event.id) < before);
     for (const event of fresh) seen.set(event.id, idTime(event.id));
     floor = Math.max(floor, host.now() - streamLookbackMs);
     for (const [id, at] of seen) if (at < floor) seen.delete(id);
@@ -150,8 +156,9 @@ function createHub(host: AdminHost): StreamHub {
       if (primed === null) {
         // Idle until now: start from the present, not from where the last listener left.
         seen.clear();
-        floor = host.now() - streamLookbackMs;
-        primed = read(false).catch(() => undefined);
+        const subscribedAt = host.now();
+        floor = subscribedAt - streamLookbackMs;
+        primed = read(false, subscribedAt).catch(() => undefined);
         poll = setInterval(tick, streamPollMs).unref();
         heartbeat = setInterval(() => {
           for (const s of subscribers) s.heartbeat();
