@@ -26,10 +26,14 @@ export function manualClock(start = Date.now()) {
   };
 }
 
-/** Polls until `check` returns a truthy value (real time), failing after `timeoutMs`. */
+/**
+ * Polls until `check` returns a truthy value (real time), failing after `timeoutMs`. The default
+ * is generous on purpose: it bounds a wait, it asserts no speed, and on a loaded two-core CI
+ * machine a condition that takes half a second idle has taken over ten.
+ */
 export async function until<T>(
   check: () => T,
-  timeoutMs = 10_000,
+  timeoutMs = 30_000,
   what = "condition",
 ): Promise<Exclude<Awaited<T>, null | undefined | false | 0 | "">> {
   const deadline = Date.now() + timeoutMs;

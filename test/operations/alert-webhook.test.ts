@@ -259,7 +259,7 @@ describe.each(storeFactories())("alert webhook on $name", (factory) => {
     );
     env.inbox.startWorker();
     const { eventId } = await env.post("msg_gone", { type: "t" });
-    await until(() => ops.requests.length === 1, 10_000, "the disabled alert");
+    await until(() => ops.requests.length === 1, undefined, "the disabled alert");
     const alert = verified(ops.requests[0]!);
     expect(alert.type).toBe("hookinbox.alert.destination-disabled");
     expect(alert.data).toMatchObject({ condition: "destination-disabled:app", count: 1 });
