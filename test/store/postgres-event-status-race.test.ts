@@ -45,7 +45,9 @@ async function claimedPairs(keyed: boolean) {
     workerId: "w",
     limit: 2 * EVENTS,
     leaseMs: 60_000,
-    now: Date.now(),
+    // Every event is due: the last was received at `at + EVENTS - 1`, which a fast run of the
+    // accepts above has not reached yet.
+    now: Math.max(Date.now(), at + EVENTS),
   });
   expect(claimed).toHaveLength(2 * EVENTS);
   const ending = (d: ClaimedDelivery): CompleteInput => ({
