@@ -1,13 +1,8 @@
-import { afterEach } from "vitest";
 import { sequenceAll } from "../../src/audit/sequencer.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import type { Store } from "../../src/store/types.ts";
+import { onCleanup } from "../helpers/cleanups.ts";
 import type { TestStore } from "../helpers/stores.ts";
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 
 /**
  * The store with every accept sequenced into the audit log before it resolves: on PostgreSQL an
@@ -45,7 +40,7 @@ export async function openedStore(
 ): Promise<{ db: TestStore; store: Store }> {
   const db = await open();
   const store = sequencedAccepts(openStore(db.url));
-  cleanups.push(async () => {
+  onCleanup(async () => {
     await store.close();
     await db.cleanup();
   });

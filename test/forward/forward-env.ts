@@ -1,7 +1,7 @@
 // Shared setup for the forwarding tests: an inbox (see processingInbox) on a test store whose
 // `std` events are routed to the given destinations, and loopback receivers playing the apps.
-import { afterEach } from "vitest";
 import type { InboxOptions } from "../../src/inbox.ts";
+import { onCleanup } from "../helpers/cleanups.ts";
 import { processingInbox } from "../helpers/processing.ts";
 import {
   type ReceivedRequest,
@@ -14,15 +14,7 @@ import type { StoreFactory } from "../helpers/stores.ts";
 export const destinationSecret = "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD";
 export const otherSecret = "whsec_dGhpcyBpcyBub3QgdGhlIHJpZ2h0IHNlY3JldA==";
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-/** Runs `cleanup` after the current test (last registered, first run). */
-export function onCleanup(cleanup: () => Promise<void>): void {
-  cleanups.push(cleanup);
-}
+export { onCleanup };
 
 /** A receiver on 127.0.0.1, closed after the test. */
 export async function receiver(responder?: Responder): Promise<Receiver> {
