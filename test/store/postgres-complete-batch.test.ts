@@ -1,7 +1,7 @@
-// Batched completions on PostgreSQL (complete-batch.ts), directly and through PgBouncer: several
-// store instances (as several worker processes) claim and complete many deliveries at once, keyed
-// and unkeyed, some with handler SQL; one completion in a batch has lost its lease and only it
-// fails. Exact counts, no timing.
+// Batched completions on PostgreSQL (postgres/queue/end-plan.ts), directly and through
+// PgBouncer: several store instances (as several worker processes) claim and complete many
+// deliveries at once, keyed and unkeyed, some with handler SQL; one completion in a batch has
+// lost its lease and only it fails. Exact counts, no timing.
 import { afterEach, describe, expect, it } from "vitest";
 import { isHookinboxError } from "../../src/errors.ts";
 import { openPostgresStore } from "../../src/store/postgres/store.ts";
