@@ -43,7 +43,7 @@ const pairedFiles = [
 /**
  * Files that mostly wait (child processes, loopback HTTP, PostgreSQL round trips) run two at a
  * time on a two-core machine (vitest's default there is one at a time). Three at a time ran them
- * 2.2 files deep, but their waits for a condition (10 s) ran out once the machine was loaded.
+ * 2.2 files deep, but their waits for a condition (10 s then) ran out once the machine was loaded.
  */
 const sharedWorkers = 2;
 

@@ -75,10 +75,11 @@ export default {
   );
 }
 
+/** Polls `probe` until it answers; the bound is generous (a bound, not a speed: see `until`). */
 async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined>,
-  timeoutMs = 20_000,
+  timeoutMs = 60_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
