@@ -1,20 +1,16 @@
 // The event-stream hub's priming read: what was stored before the first listener subscribed is
 // never sent, and an event accepted after it subscribed is sent even when it was committed
 // before the priming read's query ran (a loaded machine delays that read).
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { AdminHost } from "../../src/admin/admin-host.ts";
 import { eventStreamHub, type StreamedEvent } from "../../src/admin/event-stream-hub.ts";
+import { onCleanup } from "../helpers/cleanups.ts";
 import { manualClock, processingInbox, until } from "../helpers/processing.ts";
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
 
 it("sends an event accepted after the first subscribe but committed before the priming read", async () => {
   const clock = manualClock(1_800_000_000_000);
   const env = processingInbox({}, { now: clock.now });
-  cleanups.push(() => env.cleanup());
+  onCleanup(() => env.cleanup());
   const before = await env.post("msg_before", { type: "t" });
 
   // The hub's host: the inbox's store and clock, with `ready` held until the test lets it go,
@@ -31,7 +27,7 @@ it("sends an event accepted after the first subscribe but committed before the p
     metrics: null,
   } as unknown as AdminHost;
   const hub = eventStreamHub(host);
-  cleanups.push(async () => hub.close());
+  onCleanup(async () => hub.close());
   const delivered: StreamedEvent[] = [];
   clock.advance(1_000);
   hub.subscribe({

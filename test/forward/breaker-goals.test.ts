@@ -10,12 +10,13 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.ts";
+import { onCleanup } from "../helpers/cleanups.ts";
 import { until } from "../helpers/processing.ts";
 import type { ReceivedRequest } from "../helpers/receiver.ts";
 import { seeded } from "../helpers/seeded.ts";
 import { storeFactories, type TestStore } from "../helpers/stores.ts";
 import { startTcpProxy } from "../helpers/tcp-proxy.ts";
-import { destination, forwardingInbox, onCleanup, receiver } from "./forward-env.ts";
+import { destination, forwardingInbox, receiver } from "./forward-env.ts";
 
 const doneCount = "SELECT count(*) AS n FROM deliveries WHERE status = 'done'";
 

@@ -5,11 +5,12 @@
 // pushed out due at once; a postponement is no attempt. Counts are exact.
 import { describe, expect, it } from "vitest";
 import { destinationStatus } from "../../src/forward/destination-admin.ts";
+import { onCleanup } from "../helpers/cleanups.ts";
 import { manualClock, until } from "../helpers/processing.ts";
 import type { ReceivedRequest } from "../helpers/receiver.ts";
 import { storeFactories, type TestStore } from "../helpers/stores.ts";
 import { startTcpProxy } from "../helpers/tcp-proxy.ts";
-import { destination, forwardingInbox, onCleanup, receiver } from "./forward-env.ts";
+import { destination, forwardingInbox, receiver } from "./forward-env.ts";
 
 /** Lets the workers poll several times (every 50 ms) before asserting that nothing more came. */
 const idle = (ms = 500) => new Promise((resolve) => setTimeout(resolve, ms));

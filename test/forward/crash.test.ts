@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { onCleanup } from "../helpers/cleanups.ts";
 import { inParallel, killHard, postEvent, spawnRole } from "../helpers/cluster.ts";
 import type { GatewayProcess } from "../helpers/gateway-process.ts";
 import { freshDatabase } from "../helpers/postgres.ts";
@@ -10,7 +11,7 @@ import { seeded } from "../helpers/seeded.ts";
 import { secrets } from "../helpers/signers.ts";
 import { schemaPool } from "../helpers/stores.ts";
 import { tempDir } from "../helpers/temp.ts";
-import { destination, onCleanup, receiver, requestsPerWindow } from "./forward-env.ts";
+import { destination, receiver, requestsPerWindow } from "./forward-env.ts";
 
 // 1,000 events forwarded by real `hookinbox start` processes to a destination that fails 20% of
 // requests at random, with a worker SIGKILLed in the middle: a deduplicating receiver (by

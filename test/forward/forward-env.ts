@@ -14,8 +14,6 @@ import type { StoreFactory } from "../helpers/stores.ts";
 export const destinationSecret = "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD";
 export const otherSecret = "whsec_dGhpcyBpcyBub3QgdGhlIHJpZ2h0IHNlY3JldA==";
 
-export { onCleanup };
-
 /** A receiver on 127.0.0.1, closed after the test. */
 export async function receiver(responder?: Responder): Promise<Receiver> {
   const r = await startReceiver(responder);

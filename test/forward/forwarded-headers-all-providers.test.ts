@@ -12,9 +12,10 @@ import {
   sampleSourceConfig,
 } from "../../src/testing/samples/index.ts";
 import type { ProviderSample, SampleRequest } from "../../src/testing/samples/types.ts";
+import { onCleanup } from "../helpers/cleanups.ts";
 import { processingInbox, until } from "../helpers/processing.ts";
 import type { ReceivedRequest } from "../helpers/receiver.ts";
-import { destination, destinationSecret, onCleanup, receiver } from "./forward-env.ts";
+import { destination, destinationSecret, receiver } from "./forward-env.ts";
 
 /** Sources whose signature hookinbox's own Standard Webhooks signature replaces. */
 const replaced = new Set(["standard-webhooks", "clerk", "resend"]);

@@ -6,6 +6,7 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import type { AlertNotice } from "../../src/alerts/types.ts";
 import { startGateway } from "../../src/gateway/start-gateway.ts";
+import { onCleanup } from "../helpers/cleanups.ts";
 import { until } from "../helpers/processing.ts";
 import { standardRequest } from "../helpers/signers.ts";
 import { storeFactories } from "../helpers/stores.ts";
@@ -13,7 +14,6 @@ import { startTcpProxy } from "../helpers/tcp-proxy.ts";
 import {
   destination,
   destinationSecret,
-  onCleanup,
   receiver,
   forwardingInbox as setup,
 } from "./forward-env.ts";

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { isRefusedAddress, type Resolver } from "../../src/forward/address-guard.ts";
 import type { InboxOptions } from "../../src/inbox.ts";
+import { onCleanup } from "../helpers/cleanups.ts";
 import { processingInbox, until } from "../helpers/processing.ts";
-import { destinationSecret, onCleanup, receiver } from "./forward-env.ts";
+import { destinationSecret, receiver } from "./forward-env.ts";
 
 // The SSRF guard: destinations resolving to loopback, private, link-local (cloud metadata) or
 // IPv4-mapped addresses are refused by default, by IP literal, through a host name (a test

@@ -3,12 +3,12 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import type { TransformEvent } from "../../src/forward/transform.ts";
 import { replayEvent } from "../../src/operations/replay.ts";
+import { onCleanup } from "../helpers/cleanups.ts";
 import { processingInbox, until } from "../helpers/processing.ts";
 import { storeFactories } from "../helpers/stores.ts";
 import {
   destination,
   destinationSecret,
-  onCleanup,
   receiver,
   forwardingInbox as setup,
 } from "./forward-env.ts";
